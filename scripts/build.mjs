@@ -1,0 +1,30 @@
+// Builds what `npm start` runs: the node:http server and its worker thread (esbuild, a
+// second or two) and, unless --server-only, the Next.js production build.
+import { spawnSync } from "node:child_process";
+import { build } from "esbuild";
+
+const serverOnly = process.argv.includes("--server-only");
+
+await build({
+  entryPoints: {
+    server: "server.ts",
+    "worker-thread": "src/ingest/worker-thread.ts",
+    migrate: "scripts/migrate.ts",
+    "bench-ingest": "scripts/bench-ingest.ts",
+  },
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  // Dependencies load from node_modules (native modules cannot be bundled anyway).
+  packages: "external",
+  alias: { "@": "." },
+  logLevel: "warning",
+});
+
+if (!serverOnly) {
+  const result = spawnSync("npx", ["next", "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

@@ -1,0 +1,123 @@
+import type { Generated } from "kysely";
+
+/**
+ * Table types for Kysely. Times are integer milliseconds since the epoch (bigint on
+ * PostgreSQL, parsed back to number), booleans are 0/1 integers so one schema serves both
+ * dialects, and JSON columns are text.
+ */
+export interface Database {
+  organizations: OrganizationTable;
+  projects: ProjectTable;
+  project_keys: ProjectKeyTable;
+  issues: IssueTable;
+  issue_users: IssueUserTable;
+  events: EventTable;
+  outcomes: OutcomeTable;
+  ingest_queue: IngestQueueTable;
+  worker_state: WorkerStateTable;
+}
+
+export interface OrganizationTable {
+  id: Generated<number>;
+  slug: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ProjectTable {
+  id: Generated<number>;
+  organization_id: number;
+  slug: string;
+  name: string;
+  platform: string | null;
+  created_at: number;
+}
+
+export interface ProjectKeyTable {
+  id: Generated<number>;
+  project_id: number;
+  public_key: string;
+  secret_key: string;
+  label: string;
+  enabled: number;
+  created_at: number;
+}
+
+export type IssueStatus = "unresolved" | "resolved" | "ignored";
+
+export interface IssueTable {
+  id: Generated<number>;
+  project_id: number;
+  /** Hex hash of the grouping components; unique per project. */
+  fingerprint: string;
+  title: string;
+  culprit: string | null;
+  /** Exception type (or empty for message events): metadata.type in Sentry's API. */
+  type: string;
+  value: string;
+  level: string;
+  platform: string | null;
+  status: IssueStatus;
+  /** "regressed" after a resolved issue saw a new event; null otherwise. */
+  substatus: string | null;
+  first_seen: number;
+  last_seen: number;
+  times_seen: number;
+  user_count: number;
+  /** JSON: { filename, function } of the culprit frame, for Sentry's metadata. */
+  metadata: string;
+}
+
+export interface IssueUserTable {
+  issue_id: number;
+  user_key: string;
+}
+
+export interface EventTable {
+  id: Generated<number>;
+  project_id: number;
+  issue_id: number;
+  /** 32 lowercase hex characters, unique per project. */
+  event_id: string;
+  timestamp: number;
+  received_at: number;
+  level: string;
+  title: string;
+  release: string | null;
+  environment: string | null;
+  platform: string | null;
+  user_key: string | null;
+  trace_id: string | null;
+  /** The normalized event as JSON, deflate-raw compressed (see src/events/payload.ts). */
+  payload: Buffer;
+}
+
+export interface OutcomeTable {
+  project_id: number;
+  /** Start of the hour, ms. */
+  hour: number;
+  category: string;
+  outcome: string;
+  reason: string;
+  quantity: number;
+}
+
+export interface IngestQueueTable {
+  id: Generated<number>;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  /** "envelope" or "store" (a legacy JSON event body). */
+  kind: string;
+  body: Buffer;
+}
+
+/**
+ * On SQLite the queue lives in its own file; the id of the last queue row whose effects were
+ * committed here is kept in this table, in the same transaction as the effects, which is
+ * what makes processing exactly-once across the two files.
+ */
+export interface WorkerStateTable {
+  name: string;
+  value: number;
+}

@@ -1,0 +1,220 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import zlib from "node:zlib";
+import { type CredentialResult, extractCredentials, type KeyCache, type KeyInfo } from "./auth";
+import { readBody } from "./decompress";
+import { EnvelopeGuard } from "./envelope-guard";
+import { type FramedEnvelope, frameEnvelope } from "./frame";
+import { itemTypeInfo, LIMITS } from "./item-types";
+import type { QueueKind, QueueWriter } from "./queue";
+
+/**
+ * The accept stage, run inside the request: route, read (with caps), frame, authenticate,
+ * check limits, then append to the durable queue and answer once it is committed.
+ * No framework on this path; every refusal is a status and a `detail` naming the problem.
+ */
+export interface AcceptContext {
+  keys: KeyCache;
+  queue: QueueWriter;
+}
+
+export type IngestRoute =
+  | { kind: "envelope"; projectId: string }
+  | { kind: "store"; projectId: string }
+  | { kind: "tunnel"; org: string | null; project: string | null; region: string | null };
+
+const PROJECT_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
+
+export function matchIngestRoute(pathname: string, query: URLSearchParams): IngestRoute | null {
+  if (pathname === "/monitoring" || pathname === "/monitoring/") {
+    return { kind: "tunnel", org: query.get("o"), project: query.get("p"), region: query.get("r") };
+  }
+  const m = PROJECT_ROUTE.exec(pathname);
+  if (!m || m[1] === "0") return null; // /api/0/… is the read API, served by Next.
+  return { kind: m[2] === "store" ? "store" : "envelope", projectId: m[1] as string };
+}
+
+const CORS_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Allow-Methods": "POST, OPTIONS",
+  "Access-Control-Allow-Headers":
+    "content-type, content-encoding, x-sentry-auth, authorization, sentry-trace, baggage",
+  "Access-Control-Expose-Headers": "x-sentry-error, x-sentry-rate-limits, retry-after",
+  "Access-Control-Max-Age": "86400",
+};
+
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    /** The body was not read to the end; the connection cannot be reused. */
+    readonly closeConnection = false,
+  ) {}
+}
+
+export function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, {
+    ...CORS_HEADERS,
+    "Content-Type": "application/json",
+    "Content-Length": Buffer.byteLength(json),
+    ...extra,
+  });
+  res.end(json);
+}
+
+export async function handleIngest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  route: IngestRoute,
+  ctx: AcceptContext,
+): Promise<void> {
+  try {
+    const id = await accept(req, url, route, ctx);
+    send(res, 200, id ? { id } : {});
+  } catch (err) {
+    if (!(err instanceof Refusal)) throw err;
+    const headers: Record<string, string> = { "X-Sentry-Error": err.detail.replace(/[^\x20-\x7e]/g, "?").slice(0, 200) };
+    if (err.closeConnection) headers.Connection = "close";
+    send(res, err.status, { detail: err.detail }, headers);
+    if (err.closeConnection) res.once("finish", () => req.socket.destroySoon?.());
+  }
+}
+
+async function accept(req: IncomingMessage, url: URL, route: IngestRoute, ctx: AcceptContext): Promise<string | undefined> {
+  if (req.method !== "POST") throw new Refusal(405, `method ${req.method} not allowed; use POST`);
+  if (route.kind !== "tunnel" && !/^\d+$/.test(route.projectId)) {
+    throw new Refusal(400, `project id in the URL must be numeric (got "${route.projectId.slice(0, 40)}")`);
+  }
+  if (route.kind === "tunnel") checkTunnelParams(route);
+
+  const isStore = route.kind === "store";
+  const guard = isStore ? undefined : new EnvelopeGuard();
+  const read = await readBody(req, {
+    maxWireBytes: LIMITS.requestBytes,
+    maxDecodedBytes: isStore ? LIMITS.storeBytes : LIMITS.decompressedBytes,
+    inspect: guard ? (chunk) => guard.push(chunk) : undefined,
+  });
+  if (!read.ok) throw new Refusal(read.status, read.detail, read.status === 413);
+
+  if (isStore) {
+    const { json, eventId } = parseStoreBody(read.body);
+    const key = await authenticate(ctx, checkCredentials(extractCredentials(url.searchParams, req.headers, undefined)));
+    checkProject(key, route.projectId);
+    await enqueue(ctx, key, "store", json);
+    return eventId;
+  }
+
+  const framed = frameEnvelope(read.body);
+  if (!framed.ok) throw new Refusal(400, `invalid envelope: ${framed.detail}`);
+  const envelope = framed.value;
+  const credentials = checkCredentials(extractCredentials(url.searchParams, req.headers, envelope.header.dsn));
+  const key = await authenticate(ctx, credentials);
+  if (route.kind === "tunnel") {
+    if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
+      throw new Refusal(403, "the envelope's dsn does not belong to organization o and project p");
+    }
+    if (credentials.dsnProjectId !== undefined && credentials.dsnProjectId !== route.project) {
+      throw new Refusal(403, "the envelope's dsn names another project than p");
+    }
+  } else {
+    checkProject(key, route.projectId);
+  }
+  const eventId = checkItems(envelope);
+  await enqueue(ctx, key, "envelope", read.body);
+  return eventId;
+}
+
+function checkTunnelParams(route: Extract<IngestRoute, { kind: "tunnel" }>): void {
+  if (!route.org || !/^\d+$/.test(route.org)) throw new Refusal(400, 'query parameter "o" (organization id) must be numeric');
+  if (!route.project || !/^\d+$/.test(route.project)) throw new Refusal(400, 'query parameter "p" (project id) must be numeric');
+  if (route.region !== null && !/^[a-z0-9-]{1,32}$/i.test(route.region)) {
+    throw new Refusal(400, 'query parameter "r" (region) must be a short name');
+  }
+}
+
+function checkCredentials(result: CredentialResult): { publicKey: string; dsnProjectId?: string } {
+  if (!result.ok) throw new Refusal(result.status, result.detail);
+  return result;
+}
+
+async function authenticate(ctx: AcceptContext, credentials: { publicKey: string }): Promise<KeyInfo> {
+  const key = await ctx.keys.lookup(credentials.publicKey);
+  if (!key) throw new Refusal(403, "unknown DSN key");
+  if (!key.enabled) throw new Refusal(403, "DSN key is disabled");
+  return key;
+}
+
+function checkProject(key: KeyInfo, projectId: string): void {
+  if (String(key.projectId) !== projectId) throw new Refusal(403, "DSN key does not belong to this project");
+}
+
+/** Item limits and payload JSON; returns the id to answer with. */
+function checkItems(envelope: FramedEnvelope): string | undefined {
+  let eventId = typeof envelope.header.event_id === "string" ? envelope.header.event_id : undefined;
+  let sessions = 0;
+  envelope.items.forEach((item, i) => {
+    const type = item.header.type;
+    const info = itemTypeInfo(type);
+    if (!info) return; // unknown types are skipped by the worker, not refused
+    if (item.payload.length > info.maxBytes) {
+      throw new Refusal(413, `item ${i + 1} (${type}) is ${item.payload.length} bytes, over its limit of ${info.maxBytes}`);
+    }
+    if (type === "session") sessions++;
+    if (type === "sessions") sessions += 1;
+    if (!info.json) return;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(item.payload.toString("utf8"));
+    } catch {
+      throw new Refusal(400, `item ${i + 1} (${type}): payload is not valid JSON`);
+    }
+    if (payload === null || typeof payload !== "object") {
+      throw new Refusal(400, `item ${i + 1} (${type}): payload is not a JSON object`);
+    }
+    if (!eventId && (type === "event" || type === "transaction")) {
+      const id = (payload as { event_id?: unknown }).event_id;
+      if (typeof id === "string") eventId = id;
+    }
+  });
+  if (sessions > LIMITS.sessionsPerEnvelope) {
+    throw new Refusal(413, `${sessions} session items, over the limit of ${LIMITS.sessionsPerEnvelope} per envelope`);
+  }
+  return eventId;
+}
+
+/**
+ * The legacy store endpoint takes a JSON event; old SDKs (raven) send it zlib-compressed
+ * and base64-encoded without a Content-Encoding header.
+ */
+function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefined } {
+  let json = body;
+  const first = body.subarray(0, 64).toString("latin1").trimStart()[0];
+  if (first !== undefined && first !== "{") {
+    try {
+      json = zlib.inflateSync(Buffer.from(body.toString("latin1"), "base64"), { maxOutputLength: LIMITS.storeBytes });
+    } catch {
+      throw new Refusal(400, "store body is neither a JSON object nor base64-encoded zlib data");
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json.toString("utf8"));
+  } catch {
+    throw new Refusal(400, "store body is not valid JSON");
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new Refusal(400, "store body is not a JSON object");
+  }
+  const id = (parsed as { event_id?: unknown }).event_id;
+  return { json, eventId: typeof id === "string" ? id : undefined };
+}
+
+async function enqueue(ctx: AcceptContext, key: KeyInfo, kind: QueueKind, body: Buffer): Promise<void> {
+  try {
+    await ctx.queue.enqueue({ projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body });
+  } catch (err) {
+    console.error("[ingest] queue write failed:", err);
+    throw new Refusal(503, "the queue could not be written; retry later");
+  }
+}

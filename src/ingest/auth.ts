@@ -1,0 +1,127 @@
+import type { IncomingHttpHeaders } from "node:http";
+import type { Db } from "../db/connection";
+import { parseDsn } from "../projects/dsn";
+
+/**
+ * Who is sending: the `sentry_key` from the query string, `X-Sentry-Auth`,
+ * `Authorization: Sentry …`, or the envelope header's `dsn` (how the tunnel carries it).
+ * More than one that disagree is a client bug worth a 400, not a silent pick.
+ */
+export type CredentialResult =
+  | { ok: true; publicKey: string; dsnProjectId?: string }
+  | { ok: false; status: 400 | 401; detail: string };
+
+function keyFromSentryAuthHeader(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (!/^sentry\s/i.test(trimmed)) return undefined;
+  for (const part of trimmed.slice(7).split(",")) {
+    const eq = part.indexOf("=");
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim().toLowerCase() === "sentry_key") {
+      return part.slice(eq + 1).trim() || undefined;
+    }
+  }
+  return undefined;
+}
+
+export function extractCredentials(
+  query: URLSearchParams,
+  headers: IncomingHttpHeaders,
+  envelopeDsn: unknown,
+): CredentialResult {
+  const found: { source: string; key: string }[] = [];
+  const fromQuery = query.get("sentry_key");
+  if (fromQuery) found.push({ source: "sentry_key query parameter", key: fromQuery });
+  const fromXAuth = keyFromSentryAuthHeader(headers["x-sentry-auth"] as string | undefined);
+  if (fromXAuth) found.push({ source: "X-Sentry-Auth header", key: fromXAuth });
+  const fromAuthorization = keyFromSentryAuthHeader(headers.authorization);
+  if (fromAuthorization) found.push({ source: "Authorization header", key: fromAuthorization });
+
+  let dsnProjectId: string | undefined;
+  if (envelopeDsn !== undefined && envelopeDsn !== null) {
+    const dsn = typeof envelopeDsn === "string" ? parseDsn(envelopeDsn) : null;
+    if (!dsn) return { ok: false, status: 400, detail: 'envelope header "dsn" is not a valid DSN' };
+    found.push({ source: "envelope header dsn", key: dsn.publicKey });
+    dsnProjectId = dsn.projectId;
+  }
+
+  const first = found[0];
+  if (!first) {
+    return {
+      ok: false,
+      status: 401,
+      detail: "missing credentials: send sentry_key in the query, X-Sentry-Auth, or the envelope's dsn",
+    };
+  }
+  const other = found.find((f) => f.key !== first.key);
+  if (other) {
+    return { ok: false, status: 400, detail: `${first.source} and ${other.source} name different keys` };
+  }
+  return { ok: true, publicKey: first.key, dsnProjectId };
+}
+
+export interface KeyInfo {
+  keyId: number;
+  projectId: number;
+  organizationId: number;
+  enabled: boolean;
+}
+
+interface CacheEntry {
+  info: KeyInfo | null;
+  expires: number;
+}
+
+/**
+ * Keys are read on every request, so they come from memory. Entries expire so that a key
+ * disabled by another process stops working within `ttlMs`; unknown keys are cached too,
+ * so a flood of made-up keys costs one query each per TTL, not one per request.
+ */
+export class KeyCache {
+  private entries = new Map<string, CacheEntry>();
+  private pending = new Map<string, Promise<KeyInfo | null>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  async lookup(publicKey: string): Promise<KeyInfo | null> {
+    const hit = this.entries.get(publicKey);
+    if (hit && hit.expires > Date.now()) return hit.info;
+    let inflight = this.pending.get(publicKey);
+    if (!inflight) {
+      inflight = this.load(publicKey).finally(() => this.pending.delete(publicKey));
+      this.pending.set(publicKey, inflight);
+    }
+    return inflight;
+  }
+
+  invalidate(publicKey?: string): void {
+    if (publicKey === undefined) this.entries.clear();
+    else this.entries.delete(publicKey);
+  }
+
+  private async load(publicKey: string): Promise<KeyInfo | null> {
+    // Keys are 32 hex characters; anything else cannot exist, so skip the query.
+    const row = /^[0-9a-f]{32}$/i.test(publicKey)
+      ? await this.db.kysely
+          .selectFrom("project_keys")
+          .innerJoin("projects", "projects.id", "project_keys.project_id")
+          .select([
+            "project_keys.id as keyId",
+            "project_keys.project_id as projectId",
+            "projects.organization_id as organizationId",
+            "project_keys.enabled as enabled",
+          ])
+          .where("project_keys.public_key", "=", publicKey.toLowerCase())
+          .executeTakeFirst()
+      : undefined;
+    const info = row ? { ...row, enabled: row.enabled === 1 } : null;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(publicKey, { info, expires: Date.now() + this.ttlMs });
+    return info;
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Collects items from concurrent callers and writes them in one go: everything that arrives
+ * while a write is running goes into the next one. One transaction (and on PostgreSQL one
+ * round trip and one fsync) then serves many requests.
+ */
+export class GroupCommit<T> {
+  private pending: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private writing = false;
+  private scheduled = false;
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<void> | void,
+    private readonly maxBatch = 1000,
+  ) {}
+
+  add(item: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  get size(): number {
+    return this.pending.length;
+  }
+
+  /** Resolves when everything added so far is written. */
+  async drain(): Promise<void> {
+    while (this.pending.length > 0 || this.writing) {
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.writing) return;
+    this.scheduled = true;
+    // setImmediate lets every request whose body completed in this event-loop turn join.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.run();
+    });
+  }
+
+  private async run(): Promise<void> {
+    if (this.writing || this.pending.length === 0) return;
+    this.writing = true;
+    const batch = this.pending.splice(0, this.maxBatch);
+    try {
+      await this.write(batch.map((b) => b.item));
+      for (const b of batch) b.resolve();
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+    } finally {
+      this.writing = false;
+      if (this.pending.length > 0) this.schedule();
+    }
+  }
+}

@@ -1,0 +1,131 @@
+import { encodePayload } from "../events/payload";
+import type { NormalizedEvent } from "../events/types";
+import { type Grouping, groupEvent } from "./fingerprint";
+import { type FramedItem, frameEnvelope } from "./frame";
+import { itemQuantity, itemTypeInfo } from "./item-types";
+import { isObject } from "./lenient";
+import { normalizeEvent, userKey } from "./normalize";
+import { OutcomeCounter } from "./outcomes";
+import type { QueuedEnvelope } from "./queue";
+
+/**
+ * The process stage: queued envelopes in, events ready to store and outcomes out. Pure CPU
+ * work with no database access, so it runs before the write transaction opens.
+ */
+export interface ProcessedEvent {
+  projectId: number;
+  receivedAt: number;
+  event: NormalizedEvent;
+  grouping: Grouping;
+  userKey: string | undefined;
+  /** The compressed payload for `events.payload`. */
+  payload: Buffer;
+}
+
+export interface ProcessedBatch {
+  events: ProcessedEvent[];
+  outcomes: OutcomeCounter;
+}
+
+export function processEnvelopes(envelopes: QueuedEnvelope[]): ProcessedBatch {
+  const batch: ProcessedBatch = { events: [], outcomes: new OutcomeCounter() };
+  for (const envelope of envelopes) {
+    try {
+      processEnvelope(envelope, batch);
+    } catch (err) {
+      // A bug here must not wedge the queue: the envelope is counted and the batch goes on.
+      console.error(`[worker] envelope ${envelope.id} failed to process:`, err);
+      batch.outcomes.add(envelope.projectId, envelope.receivedAt, "error", "invalid", "internal_error");
+    }
+  }
+  return batch;
+}
+
+function parseJson(payload: Buffer): unknown {
+  try {
+    return JSON.parse(payload.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function processEnvelope(envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+  const { projectId, receivedAt } = envelope;
+  if (envelope.kind === "store") {
+    addEvent(parseJson(envelope.body), undefined, envelope, batch);
+    return;
+  }
+  const framed = frameEnvelope(envelope.body);
+  if (!framed.ok) {
+    // Accept validated the framing; this only happens if the row was damaged.
+    batch.outcomes.add(projectId, receivedAt, "error", "invalid", "invalid_envelope");
+    return;
+  }
+  for (const item of framed.value.items) {
+    processItem(item, framed.value.header.event_id, envelope, batch);
+  }
+}
+
+function processItem(item: FramedItem, envelopeEventId: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+  const { projectId, receivedAt } = envelope;
+  const type = item.header.type;
+  const info = itemTypeInfo(type);
+  if (!info) {
+    batch.outcomes.add(projectId, receivedAt, "unknown", "filtered", "unknown_item_type");
+    return;
+  }
+  switch (type) {
+    case "event":
+      addEvent(parseJson(item.payload), envelopeEventId, envelope, batch);
+      return;
+    case "client_report":
+      addClientReport(parseJson(item.payload), envelope, batch);
+      return;
+    default:
+      // Stored by later stages of the protocol work; counted so nothing vanishes unseen.
+      batch.outcomes.add(projectId, receivedAt, info.category, "filtered", "item_type_not_stored", itemQuantity(item.header));
+  }
+}
+
+function addEvent(raw: unknown, envelopeEventId: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+  const { projectId, receivedAt } = envelope;
+  if (isObject(raw) && raw.type === "transaction") {
+    batch.outcomes.add(projectId, receivedAt, "transaction", "filtered", "item_type_not_stored");
+    return;
+  }
+  const event = normalizeEvent(raw, { envelopeEventId, receivedAt });
+  if (!event) {
+    batch.outcomes.add(projectId, receivedAt, "error", "invalid", "invalid_json");
+    return;
+  }
+  batch.events.push({
+    projectId,
+    receivedAt,
+    event,
+    grouping: groupEvent(event),
+    userKey: userKey(event.user),
+    payload: encodePayload(event),
+  });
+}
+
+/** The SDK's own count of what it discarded before sending (queue full, sampling, …). */
+function addClientReport(raw: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+  if (!isObject(raw) || !Array.isArray(raw.discarded_events)) {
+    batch.outcomes.add(envelope.projectId, envelope.receivedAt, "internal", "invalid", "invalid_client_report");
+    return;
+  }
+  for (const d of raw.discarded_events.slice(0, 100)) {
+    if (!isObject(d)) continue;
+    const { reason, category, quantity } = d;
+    if (typeof reason !== "string" || typeof category !== "string" || typeof quantity !== "number") continue;
+    if (!Number.isInteger(quantity) || quantity <= 0) continue;
+    batch.outcomes.add(
+      envelope.projectId,
+      envelope.receivedAt,
+      category.slice(0, 32),
+      "client_discard",
+      reason.slice(0, 64),
+      Math.min(quantity, 1_000_000),
+    );
+  }
+}

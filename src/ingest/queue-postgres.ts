@@ -1,0 +1,92 @@
+import type { Db } from "../db/connection";
+import { sql } from "kysely";
+import { GroupCommit } from "./group-commit";
+import { lastIdWithinBytes, type QueuedEnvelope, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
+
+/**
+ * The PostgreSQL queue is the `ingest_queue` table. Writers insert many envelopes in one
+ * statement; any number of workers, in any number of processes, claim rows with
+ * `FOR UPDATE SKIP LOCKED` and delete them in the transaction that stores their effects.
+ */
+export function openPostgresQueue(db: Db) {
+  return {
+    writer(): QueueWriter {
+      const writer: QueueWriter = {
+        enqueue: (envelope) => commits.add(envelope),
+        close: () => commits.drain(),
+      };
+      const commits = new GroupCommit<RawEnvelope>(async (items) => {
+        await db.kysely
+          .insertInto("ingest_queue")
+          .values(
+            items.map((e) => ({
+              project_id: e.projectId,
+              key_id: e.keyId,
+              received_at: e.receivedAt,
+              kind: e.kind,
+              body: e.body,
+            })),
+          )
+          .execute();
+        writer.onCommitted?.();
+      }, 500);
+      return writer;
+    },
+
+    reader(): QueueReader {
+      return {
+        async processBatch(limit, prepare, write) {
+          return db.kysely.transaction().execute(async (trx) => {
+            const claimed = await trx
+              .selectFrom("ingest_queue")
+              .select(["id", sql<number>`octet_length(body)`.as("size")])
+              .orderBy("id")
+              .limit(limit)
+              .forUpdate()
+              .skipLocked()
+              .execute();
+            const upTo = lastIdWithinBytes(claimed);
+            if (upTo === undefined) return 0;
+            // Rows past the byte budget stay locked until commit, then go to the next batch.
+            const rows = await trx
+              .selectFrom("ingest_queue")
+              .selectAll()
+              .where(
+                "id",
+                "in",
+                claimed.filter((c) => c.id <= upTo).map((c) => c.id),
+              )
+              .orderBy("id")
+              .execute();
+            const envelopes: QueuedEnvelope[] = rows.map((r) => ({
+              id: r.id,
+              projectId: r.project_id,
+              keyId: r.key_id,
+              receivedAt: r.received_at,
+              kind: r.kind === "store" ? "store" : "envelope",
+              body: r.body,
+            }));
+            await write(prepare(envelopes), trx);
+            await trx
+              .deleteFrom("ingest_queue")
+              .where(
+                "id",
+                "in",
+                rows.map((r) => r.id),
+              )
+              .execute();
+            return rows.length;
+          });
+        },
+        async depth() {
+          const row = await db.kysely
+            .selectFrom("ingest_queue")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow();
+          return Number(row.n);
+        },
+        async close() {},
+      };
+    },
+  };
+}

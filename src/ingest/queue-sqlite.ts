@@ -1,0 +1,137 @@
+import path from "node:path";
+import type SqliteDatabase from "better-sqlite3";
+import { type Db, openSqlite } from "../db/connection";
+import { env } from "../env";
+import { GroupCommit } from "./group-commit";
+import { lastIdWithinBytes, type QueuedEnvelope, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
+
+/**
+ * The SQLite queue lives in a file of its own beside the database. Accepting then never
+ * waits on the worker's write transactions (SQLite has one writer per file), which keeps
+ * ingest latency flat while events are stored.
+ *
+ * Exactly-once across two files: the worker records the id of the last envelope it handled
+ * in `worker_state` of the main database, in the same transaction as the envelope's
+ * effects. Queue rows up to that mark are done and deleted afterwards; if the process dies
+ * in between, they are skipped (and deleted) on the next start.
+ */
+const MARK = "sqlite_queue_mark";
+
+const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS ingest_queue (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id INTEGER NOT NULL,
+  key_id INTEGER NOT NULL,
+  received_at INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  body BLOB NOT NULL
+)`;
+
+export function queueFileFor(mainPath: string): string {
+  const { dir, name } = path.parse(mainPath);
+  return path.join(dir, `${name}.queue.db`);
+}
+
+async function readMark(db: Db): Promise<number> {
+  const row = await db.kysely.selectFrom("worker_state").select("value").where("name", "=", MARK).executeTakeFirst();
+  return row?.value ?? 0;
+}
+
+interface QueueRow {
+  id: number;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  kind: string;
+  body: Buffer;
+}
+
+export async function openSqliteQueue(db: Db) {
+  if (!db.sqlitePath) throw new Error("SQLite queue needs a SQLite database");
+  const file = queueFileFor(db.sqlitePath);
+  const sqlite: SqliteDatabase.Database = openSqlite(file);
+  if (env().FAULTLINE_SQLITE_SYNC === "full") sqlite.pragma("synchronous = FULL");
+  sqlite.exec(CREATE_TABLE);
+
+  // If the queue file was lost or replaced, new ids must still be above the mark, or the
+  // worker would skip them as already done.
+  const mark = await readMark(db);
+  const seq = sqlite.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'ingest_queue'").get() as
+    | { seq: number }
+    | undefined;
+  if ((seq?.seq ?? 0) < mark) {
+    sqlite.prepare("DELETE FROM sqlite_sequence WHERE name = 'ingest_queue'").run();
+    sqlite.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('ingest_queue', ?)").run(mark);
+  }
+  sqlite.prepare("DELETE FROM ingest_queue WHERE id <= ?").run(mark);
+
+  return {
+    writer(): QueueWriter {
+      const insert = sqlite.prepare(
+        "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
+      );
+      const insertAll = sqlite.transaction((items: RawEnvelope[]) => {
+        for (const e of items) insert.run(e.projectId, e.keyId, e.receivedAt, e.kind, e.body);
+      });
+      const writer: QueueWriter = {
+        enqueue: (envelope) => commits.add(envelope),
+        close: async () => {
+          await commits.drain();
+          sqlite.close();
+        },
+      };
+      const commits = new GroupCommit<RawEnvelope>((items) => {
+        insertAll(items);
+        writer.onCommitted?.();
+      });
+      return writer;
+    },
+
+    reader(): QueueReader {
+      const sizes = sqlite.prepare("SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?");
+      const select = sqlite.prepare(
+        "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? AND id <= ? ORDER BY id",
+      );
+      const remove = sqlite.prepare("DELETE FROM ingest_queue WHERE id <= ?");
+      const count = sqlite.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?");
+      let done = mark;
+      return {
+        async processBatch(limit, prepare, write) {
+          const upTo = lastIdWithinBytes(sizes.all(done, limit) as { id: number; size: number }[]);
+          if (upTo === undefined) return 0;
+          const rows = select.all(done, upTo) as QueueRow[];
+          const last = rows[rows.length - 1];
+          if (!last) return 0;
+          const prepared = prepare(rows.map(toEnvelope));
+          await db.kysely.transaction().execute(async (trx) => {
+            await write(prepared, trx);
+            await trx
+              .insertInto("worker_state")
+              .values({ name: MARK, value: last.id })
+              .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
+              .execute();
+          });
+          done = last.id;
+          remove.run(done);
+          return rows.length;
+        },
+        async depth() {
+          return (count.get(done) as { n: number }).n;
+        },
+        async close() {
+          sqlite.close();
+        },
+      };
+    },
+  };
+}
+
+function toEnvelope(row: QueueRow): QueuedEnvelope {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    keyId: row.key_id,
+    receivedAt: row.received_at,
+    kind: row.kind === "store" ? "store" : "envelope",
+    body: row.body,
+  };
+}

@@ -1,0 +1,215 @@
+import { type Transaction, sql } from "kysely";
+import type { Database } from "../db/schema";
+import type { ProcessedBatch, ProcessedEvent } from "./process";
+
+/**
+ * The store stage: one batch of processed events into the database, inside the caller's
+ * transaction (which also removes the batch from the queue). Issues are upserted once per
+ * fingerprint per batch, events and users are inserted many rows per statement.
+ */
+const CHUNK = 200;
+
+interface IssueGroup {
+  projectId: number;
+  fingerprint: string;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+  /** The newest event names the issue (title, culprit, level). */
+  newest: ProcessedEvent;
+  issueId?: number;
+}
+
+export async function storeBatch(batch: ProcessedBatch, trx: Transaction<Database>): Promise<void> {
+  const events = await dropDuplicates(batch, trx);
+  if (events.length > 0) {
+    const groups = groupByIssue(events);
+    await upsertIssues(groups, trx);
+    await insertEvents(events, groups, trx);
+    await countUsers(events, groups, trx);
+    for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
+  }
+  await batch.outcomes.write(trx);
+}
+
+function groupKey(projectId: number, fingerprint: string): string {
+  return `${projectId}:${fingerprint}`;
+}
+
+/** SDKs retry; an event id seen before (in this batch or stored) is counted, not stored. */
+async function dropDuplicates(batch: ProcessedBatch, trx: Transaction<Database>): Promise<ProcessedEvent[]> {
+  const unique = new Map<string, ProcessedEvent>();
+  const byProject = new Map<number, string[]>();
+  for (const e of batch.events) {
+    const key = `${e.projectId}:${e.event.event_id}`;
+    if (unique.has(key)) {
+      batch.outcomes.add(e.projectId, e.receivedAt, "error", "filtered", "duplicate");
+      continue;
+    }
+    unique.set(key, e);
+    const ids = byProject.get(e.projectId) ?? [];
+    ids.push(e.event.event_id);
+    byProject.set(e.projectId, ids);
+  }
+  for (const [projectId, ids] of byProject) {
+    for (let i = 0; i < ids.length; i += 500) {
+      const stored = await trx
+        .selectFrom("events")
+        .select("event_id")
+        .where("project_id", "=", projectId)
+        .where("event_id", "in", ids.slice(i, i + 500))
+        .execute();
+      for (const row of stored) {
+        const key = `${projectId}:${row.event_id}`;
+        const dup = unique.get(key);
+        if (dup) batch.outcomes.add(projectId, dup.receivedAt, "error", "filtered", "duplicate");
+        unique.delete(key);
+      }
+    }
+  }
+  return [...unique.values()];
+}
+
+function groupByIssue(events: ProcessedEvent[]): Map<string, IssueGroup> {
+  const groups = new Map<string, IssueGroup>();
+  for (const e of events) {
+    const key = groupKey(e.projectId, e.grouping.hash);
+    const ts = Math.round(e.event.timestamp * 1000);
+    const g = groups.get(key);
+    if (!g) {
+      groups.set(key, { projectId: e.projectId, fingerprint: e.grouping.hash, count: 1, firstSeen: ts, lastSeen: ts, newest: e });
+      continue;
+    }
+    g.count++;
+    if (ts < g.firstSeen) g.firstSeen = ts;
+    if (ts >= g.lastSeen) {
+      g.lastSeen = ts;
+      g.newest = e;
+    }
+  }
+  return groups;
+}
+
+async function upsertIssues(groups: Map<string, IssueGroup>, trx: Transaction<Database>): Promise<void> {
+  const list = [...groups.values()];
+  for (let i = 0; i < list.length; i += CHUNK) {
+    const rows = await trx
+      .insertInto("issues")
+      .values(
+        list.slice(i, i + CHUNK).map((g) => {
+          const { grouping, event } = g.newest;
+          return {
+            project_id: g.projectId,
+            fingerprint: g.fingerprint,
+            title: grouping.title,
+            culprit: grouping.culprit,
+            type: grouping.type,
+            value: grouping.value.slice(0, 1024),
+            level: event.level,
+            platform: event.platform,
+            status: "unresolved" as const,
+            substatus: null,
+            first_seen: g.firstSeen,
+            last_seen: g.lastSeen,
+            times_seen: g.count,
+            user_count: 0,
+            metadata: JSON.stringify(grouping.metadata),
+          };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(["project_id", "fingerprint"]).doUpdateSet((eb) => ({
+          times_seen: eb("issues.times_seen", "+", eb.ref("excluded.times_seen")),
+          first_seen: sql<number>`CASE WHEN excluded.first_seen < issues.first_seen THEN excluded.first_seen ELSE issues.first_seen END`,
+          last_seen: sql<number>`CASE WHEN excluded.last_seen > issues.last_seen THEN excluded.last_seen ELSE issues.last_seen END`,
+          // The newest event names the issue; batches can arrive out of order.
+          title: newerWins("title"),
+          culprit: newerWins("culprit"),
+          level: newerWins("level"),
+          value: newerWins("value"),
+          metadata: newerWins("metadata"),
+          // A new event on a resolved issue reopens it, marked as a regression.
+          substatus: sql<string | null>`CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.substatus END`,
+          status: sql<"unresolved" | "resolved" | "ignored">`CASE WHEN issues.status = 'resolved' THEN 'unresolved' ELSE issues.status END`,
+        })),
+      )
+      .returning(["id", "project_id", "fingerprint"])
+      .execute();
+    for (const row of rows) {
+      const g = groups.get(groupKey(row.project_id, row.fingerprint));
+      if (g) g.issueId = row.id;
+    }
+  }
+}
+
+function newerWins(column: "title" | "culprit" | "level" | "value" | "metadata") {
+  const col = sql.id(column);
+  return sql<string>`CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.${col} ELSE issues.${col} END`;
+}
+
+function issueIdOf(e: ProcessedEvent, groups: Map<string, IssueGroup>): number {
+  const id = groups.get(groupKey(e.projectId, e.grouping.hash))?.issueId;
+  if (id === undefined) throw new Error(`issue upsert returned no id for ${e.grouping.hash}`);
+  return id;
+}
+
+async function insertEvents(events: ProcessedEvent[], groups: Map<string, IssueGroup>, trx: Transaction<Database>): Promise<void> {
+  for (let i = 0; i < events.length; i += CHUNK) {
+    await trx
+      .insertInto("events")
+      .values(
+        events.slice(i, i + CHUNK).map((e) => ({
+          project_id: e.projectId,
+          issue_id: issueIdOf(e, groups),
+          event_id: e.event.event_id,
+          timestamp: Math.round(e.event.timestamp * 1000),
+          received_at: e.receivedAt,
+          level: e.event.level,
+          title: e.grouping.title,
+          release: e.event.release ?? null,
+          environment: e.event.environment ?? null,
+          platform: e.event.platform,
+          user_key: e.userKey ?? null,
+          trace_id: traceIdOf(e),
+          payload: e.payload,
+        })),
+      )
+      // Two workers racing on one retried event: keep the first, never abort the batch.
+      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
+      .execute();
+  }
+}
+
+function traceIdOf(e: ProcessedEvent): string | null {
+  const trace = e.event.contexts.trace as { trace_id?: unknown } | undefined;
+  const id = trace?.trace_id;
+  return typeof id === "string" && /^[0-9a-f]{32}$/i.test(id) ? id.toLowerCase() : null;
+}
+
+/** Distinct users per issue: a row per (issue, user); only new rows raise the count. */
+async function countUsers(events: ProcessedEvent[], groups: Map<string, IssueGroup>, trx: Transaction<Database>): Promise<void> {
+  const pairs = new Map<string, { issue_id: number; user_key: string }>();
+  for (const e of events) {
+    if (!e.userKey) continue;
+    const issueId = issueIdOf(e, groups);
+    pairs.set(`${issueId}:${e.userKey}`, { issue_id: issueId, user_key: e.userKey });
+  }
+  const list = [...pairs.values()];
+  const added = new Map<number, number>();
+  for (let i = 0; i < list.length; i += CHUNK * 2) {
+    const rows = await trx
+      .insertInto("issue_users")
+      .values(list.slice(i, i + CHUNK * 2))
+      .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
+      .returning("issue_id")
+      .execute();
+    for (const r of rows) added.set(r.issue_id, (added.get(r.issue_id) ?? 0) + 1);
+  }
+  for (const [issueId, n] of added) {
+    await trx
+      .updateTable("issues")
+      .set((eb) => ({ user_count: eb("user_count", "+", n) }))
+      .where("id", "=", issueId)
+      .execute();
+  }
+}

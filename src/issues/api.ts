@@ -1,0 +1,53 @@
+import { serializeEvent, serializeIssue } from "../api/serialize";
+import type { Db } from "../db/connection";
+import { AppError } from "../errors";
+import { latestIssueEvent, listIssueEvents } from "../events/queries";
+import { findProjectBySlugs } from "../projects/queries";
+import { getIssue, listIssues } from "./queries";
+
+/** The issue endpoints of the read API, in Sentry's shapes. */
+export async function projectIssuesResponse(db: Db, orgSlug: string, projectSlug: string, query: string | null) {
+  const project = await findProjectBySlugs(db, orgSlug, projectSlug);
+  if (!project) throw new AppError("not_found", "project not found");
+  const text = freeText(query ?? "");
+  const issues = await listIssues(db, { projectId: project.id, text });
+  return issues.map((i) => serializeIssue(i, project));
+}
+
+/**
+ * Sentry's search syntax mixes `key:value` filters with free text; the filters are for a
+ * later issue, the free text matches titles. `is:unresolved`, the default query of
+ * Sentry's tools, must not turn into a text match.
+ */
+function freeText(query: string): string | undefined {
+  const words = query
+    .split(/\s+/)
+    .filter((w) => w && !/^[a-z_.]+:/i.test(w))
+    .join(" ")
+    .slice(0, 200);
+  return words || undefined;
+}
+
+async function issueOrThrow(db: Db, id: number) {
+  const issue = await getIssue(db, id);
+  if (!issue) throw new AppError("not_found", "issue not found");
+  return issue;
+}
+
+export async function issueResponse(db: Db, id: number) {
+  const issue = await issueOrThrow(db, id);
+  return serializeIssue(issue, { slug: issue.projectSlug, id: issue.project_id });
+}
+
+export async function issueEventsResponse(db: Db, id: number) {
+  const issue = await issueOrThrow(db, id);
+  const events = await listIssueEvents(db, issue.id);
+  return events.map((e) => serializeEvent(e.event, e.issueId, e.projectId));
+}
+
+export async function latestIssueEventResponse(db: Db, id: number) {
+  const issue = await issueOrThrow(db, id);
+  const latest = await latestIssueEvent(db, issue.id);
+  if (!latest) throw new AppError("not_found", "issue has no events");
+  return serializeEvent(latest.event, latest.issueId, latest.projectId);
+}
