@@ -87,7 +87,9 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.PORT;
-  const baseUrl = config.FAULTLINE_URL ?? `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
+  const baseUrl =
+    config.FAULTLINE_URL ??
+    `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
   console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
   console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 
@@ -102,8 +104,11 @@ async function main(): Promise<void> {
     }, 15_000);
     force.unref();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Keep-alive sockets become idle as their last response is sent; close them as they do.
+    const reaper = setInterval(() => server.closeIdleConnections(), 50);
     server.closeIdleConnections();
     await closed;
+    clearInterval(reaper);
     await queue?.close();
     await workers?.stop();
     await db.close();

@@ -3,7 +3,7 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
-import { FIXTURE_KEY, FIXTURE_PROJECT_ID, addFixtureProject } from "./helpers/fixture-project";
+import { addFixtureProject, FIXTURE_KEY, FIXTURE_PROJECT_ID } from "./helpers/fixture-project";
 import { loadFixtures } from "./helpers/fixtures";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
 
@@ -30,18 +30,26 @@ afterAll(async () => {
 });
 
 async function post(pathname: string, body: Buffer | string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${server.url}${pathname}`, { method: "POST", body, headers });
+  const res = await fetch(`${server.url}${pathname}`, {
+    method: "POST",
+    body: typeof body === "string" ? body : new Uint8Array(body),
+    headers,
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
 
 const envelopePath = () => `/api/${projectId}/envelope/?sentry_key=${publicKey}`;
-const eventEnvelope = (over: object = {}) => buildEnvelope([{ type: "event", payload: { ...variant(base), ...over } }]);
+const eventEnvelope = (over: object = {}) =>
+  buildEnvelope([{ type: "event", payload: { ...variant(base), ...over } }]);
 
 async function storedCounts() {
   const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`);
   try {
-    const events = await db.kysely.selectFrom("events").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const events = await db.kysely
+      .selectFrom("events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     return Number(events.n);
   } finally {
     await db.close();
@@ -51,24 +59,36 @@ async function storedCounts() {
 describe("real SDK envelopes over HTTP", () => {
   const fixtures = loadFixtures();
 
-  it.each(fixtures.map((f) => [f.name, f] as const))("accepts %s exactly as the SDK sent it", async (_name, f) => {
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(f.meta.headers)) if (v) headers[k] = v;
-    const query = f.meta.query ? `?${f.meta.query.replace(/^\?/, "")}` : "";
-    const pathname = f.meta.path.replace(/\/api\/\d+\//, `/api/${FIXTURE_PROJECT_ID}/`);
-    const res = await post(`${pathname}${query}`, f.raw, headers);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.headers.get("access-control-allow-origin")).toBe("*");
-  });
+  it.each(fixtures.map((f) => [f.name, f] as const))(
+    "accepts %s exactly as the SDK sent it",
+    async (_name, f) => {
+      const headers: Record<string, string> = {};
+      for (const name of ["content-type", "content-encoding", "x-sentry-auth", "authorization"]) {
+        const value = f.meta.headers[name];
+        if (value) headers[name] = value;
+      }
+      const query = f.meta.query ? `?${f.meta.query.replace(/^\?/, "")}` : "";
+      const pathname = f.meta.path.replace(/\/api\/\d+\//, `/api/${FIXTURE_PROJECT_ID}/`);
+      const res = await post(`${pathname}${query}`, f.raw, headers);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    },
+  );
 
   it("stores every error event of the fixtures", async () => {
     const expected = fixtures.flatMap((f) => f.meta.itemTypes.filter((t) => t === "event")).length;
     expect(expected).toBeGreaterThan(0);
-    await waitFor(async () => {
-      const res = await server.api<{ count: string }[]>("/api/0/projects/default/fixtures/issues/");
-      const total = res.body.reduce((n, i) => n + Number(i.count), 0);
-      return total >= expected;
-    }, 20_000, "fixture events to be stored");
+    await waitFor(
+      async () => {
+        const res = await server.api<{ count: string }[]>(
+          "/api/0/projects/default/fixtures/issues/",
+        );
+        const total = res.body.reduce((n, i) => n + Number(i.count), 0);
+        return total >= expected;
+      },
+      20_000,
+      "fixture events to be stored",
+    );
     // A fixture key must not leak into another project.
     expect(FIXTURE_KEY).not.toBe(publicKey);
   });
@@ -79,7 +99,9 @@ describe("real SDK envelopes over HTTP", () => {
       ["deflate", zlib.deflateSync],
       ["br", zlib.brotliCompressSync],
     ] as const) {
-      const res = await post(envelopePath(), compress(eventEnvelope()), { "content-encoding": encoding });
+      const res = await post(envelopePath(), compress(eventEnvelope()), {
+        "content-encoding": encoding,
+      });
       expect(res.status, encoding).toBe(200);
       expect(res.body.id).toMatch(/^[0-9a-f]{32}$/);
     }
@@ -88,12 +110,23 @@ describe("real SDK envelopes over HTTP", () => {
     });
     expect(store.status).toBe(200);
     const legacy = zlib.deflateSync(JSON.stringify(variant(base))).toString("base64");
-    expect((await post(`/api/${projectId}/store/`, legacy, { authorization: `Sentry sentry_key=${publicKey}` })).status).toBe(200);
+    expect(
+      (
+        await post(`/api/${projectId}/store/`, legacy, {
+          authorization: `Sentry sentry_key=${publicKey}`,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("accepts the tunnel with the dsn in the envelope header and o/p matching", async () => {
-    const body = Buffer.concat([Buffer.from(`${JSON.stringify({ dsn: server.dsn })}\n`), eventEnvelope().subarray(3)]);
-    const res = await post(`/monitoring?o=1&p=${projectId}&r=eu`, body, { "content-type": "text/plain;charset=UTF-8" });
+    const body = Buffer.concat([
+      Buffer.from(`${JSON.stringify({ dsn: server.dsn })}\n`),
+      eventEnvelope().subarray(3),
+    ]);
+    const res = await post(`/monitoring?o=1&p=${projectId}&r=eu`, body, {
+      "content-type": "text/plain;charset=UTF-8",
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   });
 });
@@ -106,44 +139,150 @@ describe("bad input gets a clear status and stores nothing", () => {
     before = await storedCounts();
   });
 
-  const cases: [string, () => Promise<{ status: number; body: { detail: string } }>, number, RegExp][] = [
-    ["no credentials", () => post(`/api/${projectId}/envelope/`, eventEnvelope()), 401, /missing credentials/],
-    ["unknown key", () => post(`/api/${projectId}/envelope/?sentry_key=${"f".repeat(32)}`, eventEnvelope()), 403, /unknown DSN key/],
-    ["garbage key", () => post(`/api/${projectId}/envelope/?sentry_key=<script>`, eventEnvelope()), 403, /unknown DSN key/],
-    ["key of another project", () => post(`/api/${FIXTURE_PROJECT_ID}/envelope/?sentry_key=${publicKey}`, eventEnvelope()), 403, /does not belong/],
+  const cases: [
+    string,
+    () => Promise<{ status: number; body: { detail: string } }>,
+    number,
+    RegExp,
+  ][] = [
+    [
+      "no credentials",
+      () => post(`/api/${projectId}/envelope/`, eventEnvelope()),
+      401,
+      /missing credentials/,
+    ],
+    [
+      "unknown key",
+      () => post(`/api/${projectId}/envelope/?sentry_key=${"f".repeat(32)}`, eventEnvelope()),
+      403,
+      /unknown DSN key/,
+    ],
+    [
+      "garbage key",
+      () => post(`/api/${projectId}/envelope/?sentry_key=<script>`, eventEnvelope()),
+      403,
+      /unknown DSN key/,
+    ],
+    [
+      "key of another project",
+      () => post(`/api/${FIXTURE_PROJECT_ID}/envelope/?sentry_key=${publicKey}`, eventEnvelope()),
+      403,
+      /does not belong/,
+    ],
     [
       "disagreeing credentials",
-      () => post(envelopePath(), eventEnvelope(), { "x-sentry-auth": `Sentry sentry_key=${FIXTURE_KEY}` }),
+      () =>
+        post(envelopePath(), eventEnvelope(), {
+          "x-sentry-auth": `Sentry sentry_key=${FIXTURE_KEY}`,
+        }),
       400,
       /name different keys/,
     ],
-    ["non-numeric project", () => post(`/api/abc/envelope/?sentry_key=${publicKey}`, eventEnvelope()), 400, /numeric/],
+    [
+      "non-numeric project",
+      () => post(`/api/abc/envelope/?sentry_key=${publicKey}`, eventEnvelope()),
+      400,
+      /numeric/,
+    ],
     ["empty body", () => post(envelopePath(), ""), 400, /empty envelope/],
     ["header not JSON", () => post(envelopePath(), "hello\n{}"), 400, /envelope header/],
-    ["item header not JSON", () => post(envelopePath(), '{}\n{"type":\n{}'), 400, /item 1: header is not a JSON object/],
-    ["length past the end", () => post(envelopePath(), '{}\n{"type":"event","length":999}\n{}'), 400, /declared length 999/],
-    ["event payload not JSON", () => post(envelopePath(), '{}\n{"type":"event"}\n{oops'), 400, /payload is not valid JSON/],
-    ["event payload not an object", () => post(envelopePath(), '{}\n{"type":"event"}\n[1]'), 400, /not a JSON object/],
-    ["event over 1 MiB", () => post(envelopePath(), eventEnvelope({ extra: { big: "x".repeat(1_100_000) } })), 413, /over its limit/],
-    ["body over 20 MiB", () => post(envelopePath(), Buffer.alloc(21 * 1024 * 1024, 0x20)), 413, /exceeds the limit/],
-    ["invalid gzip", () => post(envelopePath(), "not gzip at all", { "content-encoding": "gzip" }), 400, /not valid gzip/],
-    ["unknown encoding", () => post(envelopePath(), eventEnvelope(), { "content-encoding": "zstd-9000" }), 415, /unsupported Content-Encoding/],
-    ["store body not JSON", () => post(`/api/${projectId}/store/?sentry_key=${publicKey}`, "{nope"), 400, /not valid JSON/],
-    ["tunnel without dsn", () => post("/monitoring?o=1&p=1", eventEnvelope()), 401, /missing credentials/],
+    [
+      "item header not JSON",
+      () => post(envelopePath(), '{}\n{"type":\n{}'),
+      400,
+      /item 1: header is not a JSON object/,
+    ],
+    [
+      "length past the end",
+      () => post(envelopePath(), '{}\n{"type":"event","length":999}\n{}'),
+      400,
+      /declared length 999/,
+    ],
+    [
+      "event payload not JSON",
+      () => post(envelopePath(), '{}\n{"type":"event"}\n{oops'),
+      400,
+      /payload is not valid JSON/,
+    ],
+    [
+      "event payload not an object",
+      () => post(envelopePath(), '{}\n{"type":"event"}\n[1]'),
+      400,
+      /not a JSON object/,
+    ],
+    [
+      "event over 1 MiB",
+      () => post(envelopePath(), eventEnvelope({ extra: { big: "x".repeat(1_100_000) } })),
+      413,
+      /over its limit/,
+    ],
+    [
+      "body over 20 MiB",
+      () => post(envelopePath(), Buffer.alloc(21 * 1024 * 1024, 0x20)),
+      413,
+      /exceeds the limit/,
+    ],
+    [
+      "invalid gzip",
+      () => post(envelopePath(), "not gzip at all", { "content-encoding": "gzip" }),
+      400,
+      /not valid gzip/,
+    ],
+    [
+      "unknown encoding",
+      () => post(envelopePath(), eventEnvelope(), { "content-encoding": "zstd-9000" }),
+      415,
+      /unsupported Content-Encoding/,
+    ],
+    [
+      "store body not JSON",
+      () => post(`/api/${projectId}/store/?sentry_key=${publicKey}`, "{nope"),
+      400,
+      /not valid JSON/,
+    ],
+    [
+      "tunnel without dsn",
+      () => post("/monitoring?o=1&p=1", eventEnvelope()),
+      401,
+      /missing credentials/,
+    ],
     [
       "tunnel with wrong o",
-      () => post(`/monitoring?o=999&p=${projectId}`, Buffer.concat([Buffer.from(`${JSON.stringify({ dsn: server.dsn })}\n`), eventEnvelope().subarray(3)])),
+      () =>
+        post(
+          `/monitoring?o=999&p=${projectId}`,
+          Buffer.concat([
+            Buffer.from(`${JSON.stringify({ dsn: server.dsn })}\n`),
+            eventEnvelope().subarray(3),
+          ]),
+        ),
       403,
       /organization o and project p/,
     ],
     [
       "tunnel with p of another project",
-      () => post(`/monitoring?o=1&p=${FIXTURE_PROJECT_ID}`, Buffer.concat([Buffer.from(`${JSON.stringify({ dsn: server.dsn })}\n`), eventEnvelope().subarray(3)])),
+      () =>
+        post(
+          `/monitoring?o=1&p=${FIXTURE_PROJECT_ID}`,
+          Buffer.concat([
+            Buffer.from(`${JSON.stringify({ dsn: server.dsn })}\n`),
+            eventEnvelope().subarray(3),
+          ]),
+        ),
       403,
       /organization o and project p/,
     ],
     ["tunnel with bad o", () => post("/monitoring?o=x&p=1", eventEnvelope()), 400, /"o"/],
-    ["dsn that is not a DSN", () => post(envelopePath(), Buffer.concat([Buffer.from('{"dsn":"nonsense"}\n'), eventEnvelope().subarray(3)])), 400, /not a valid DSN/],
+    [
+      "dsn that is not a DSN",
+      () =>
+        post(
+          envelopePath(),
+          Buffer.concat([Buffer.from('{"dsn":"nonsense"}\n'), eventEnvelope().subarray(3)]),
+        ),
+      400,
+      /not a valid DSN/,
+    ],
   ];
 
   it.each(cases)("%s", async (_name, send, status, detail) => {
@@ -173,7 +312,9 @@ describe("read API authentication", () => {
   });
 
   it("lists the project's keys with their DSN", async () => {
-    const res = await server.api<{ public: string; dsn: { public: string } }[]>("/api/0/projects/default/default/keys/");
+    const res = await server.api<{ public: string; dsn: { public: string } }[]>(
+      "/api/0/projects/default/default/keys/",
+    );
     expect(res.status).toBe(200);
     expect(res.body[0]?.public).toBe(publicKey);
     expect(res.body[0]?.dsn.public).toContain(`${publicKey}@`);

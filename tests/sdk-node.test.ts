@@ -23,7 +23,16 @@ interface ApiIssue {
 interface ApiEvent {
   eventID: string;
   tags: { key: string; value: string }[];
-  entries: { type: string; data: { values: { type?: string; stacktrace?: { frames: { function?: string; in_app?: boolean }[] }; message?: string }[] } }[];
+  entries: {
+    type: string;
+    data: {
+      values: {
+        type?: string;
+        stacktrace?: { frames: { function?: string; in_app?: boolean }[] };
+        message?: string;
+      }[];
+    };
+  }[];
   user: { id?: string } | null;
   sdk: { name?: string } | null;
   contexts: Record<string, unknown>;
@@ -51,11 +60,15 @@ describe.each(dialects)("@sentry/node → Faultline on $name", ({ create }) => {
     });
     expect(run.status, run.stderr).toBe(0);
 
-    const issues = await waitFor(async () => {
-      const res = await server.api<ApiIssue[]>("/api/0/projects/default/default/issues/");
-      const total = res.body.reduce((n, i) => n + Number(i.count), 0);
-      return total === 3 ? res.body : undefined;
-    }, 20_000, "three events to be stored");
+    const issues = await waitFor(
+      async () => {
+        const res = await server.api<ApiIssue[]>("/api/0/projects/default/default/issues/");
+        const total = res.body.reduce((n, i) => n + Number(i.count), 0);
+        return total === 3 ? res.body : undefined;
+      },
+      20_000,
+      "three events to be stored",
+    );
 
     expect(issues).toHaveLength(2);
     const order = issues.find((i) => i.metadata.type === "Error");
@@ -68,7 +81,9 @@ describe.each(dialects)("@sentry/node → Faultline on $name", ({ create }) => {
     expect(order?.userCount).toBe(1);
     expect(order?.status).toBe("unresolved");
 
-    const search = await server.api<ApiIssue[]>("/api/0/projects/default/default/issues/?query=is:unresolved%20PROPERTIES%20of");
+    const search = await server.api<ApiIssue[]>(
+      "/api/0/projects/default/default/issues/?query=is:unresolved%20PROPERTIES%20of",
+    );
     expect(search.body.map((i) => i.id)).toEqual([invoice?.id]);
 
     const detail = await server.api<ApiIssue>(`/api/0/issues/${order?.id}/`);

@@ -2,7 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
 import { decodePayload } from "../src/events/payload";
-import { openQueueReader, openQueueWriter, type QueueReader, type QueueWriter } from "../src/ingest/queue";
+import {
+  openQueueReader,
+  openQueueWriter,
+  type QueueReader,
+  type QueueWriter,
+} from "../src/ingest/queue";
 import { IngestWorker } from "../src/ingest/worker";
 import { type TestDatabase, testDialects } from "./helpers/databases";
 import { buildEnvelope, newEventId, realNodeErrorEvent, variant } from "./helpers/envelopes";
@@ -38,8 +43,18 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
   const send = (body: Buffer, kind: "envelope" | "store" = "envelope") =>
     writer.enqueue({ projectId, keyId: 1, receivedAt: Date.now(), kind, body });
   const event = (e: object) => buildEnvelope([{ type: "event", payload: e }]);
-  const issues = () => db.kysely.selectFrom("issues").selectAll().where("project_id", "=", projectId).orderBy("id").execute();
-  const outcomes = () => db.kysely.selectFrom("outcomes").select(["category", "outcome", "reason", "quantity"]).execute();
+  const issues = () =>
+    db.kysely
+      .selectFrom("issues")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .orderBy("id")
+      .execute();
+  const outcomes = () =>
+    db.kysely
+      .selectFrom("outcomes")
+      .select(["category", "outcome", "reason", "quantity"])
+      .execute();
 
   it("groups three errors from two code paths into two issues", async () => {
     await send(event(variant(base, { value: "failed for order 1", path: "a", user: "u1" })));
@@ -57,11 +72,17 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
   });
 
   it("stores the event compressed, with frames, breadcrumbs and tags intact", async () => {
-    const row = await db.kysely.selectFrom("events").selectAll().orderBy("id").executeTakeFirstOrThrow();
+    const row = await db.kysely
+      .selectFrom("events")
+      .selectAll()
+      .orderBy("id")
+      .executeTakeFirstOrThrow();
     const stored = decodePayload(row.payload);
     const original = base.exception.values.at(-1)?.stacktrace.frames.length;
     expect(stored.exception?.values.at(-1)?.stacktrace?.frames.length).toBe(original);
-    expect(stored.breadcrumbs.length).toBe(((base.breadcrumbs as unknown[] | undefined) ?? []).length);
+    expect(stored.breadcrumbs.length).toBe(
+      ((base.breadcrumbs as unknown[] | undefined) ?? []).length,
+    );
     expect(stored.tags.length).toBe(Object.keys((base.tags as object | undefined) ?? {}).length);
     expect(row.payload.length).toBeLessThan(JSON.stringify(stored).length);
   });
@@ -82,7 +103,11 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
     await worker.drain();
     await send(event(variant(base, { eventId: id, path: "c" })));
     await worker.drain();
-    const stored = await db.kysely.selectFrom("events").select("id").where("event_id", "=", id).execute();
+    const stored = await db.kysely
+      .selectFrom("events")
+      .select("id")
+      .where("event_id", "=", id)
+      .execute();
     expect(stored).toHaveLength(1);
     const c = (await issues()).find((r) => r.culprit?.startsWith("c_"));
     expect(c?.times_seen).toBe(1);
@@ -92,7 +117,11 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
 
   it("reopens a resolved issue as regressed when a new event arrives", async () => {
     const b = (await issues()).find((r) => r.culprit?.startsWith("b_"));
-    await db.kysely.updateTable("issues").set({ status: "resolved" }).where("id", "=", b?.id ?? -1).execute();
+    await db.kysely
+      .updateTable("issues")
+      .set({ status: "resolved" })
+      .where("id", "=", b?.id ?? -1)
+      .execute();
     await send(event(variant(base, { value: "back again", path: "b" })));
     await worker.drain();
     const after = (await issues()).find((r) => r.id === b?.id);
@@ -107,14 +136,20 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
         { type: "event", payload: variant(base, { path: "d" }) },
         { type: "transaction", payload: { type: "transaction", spans: [] } },
         { type: "log", payload: { items: [{}, {}, {}] }, headers: { item_count: 3 } },
-        { type: "client_report", payload: { discarded_events: [{ reason: "queue_overflow", category: "error", quantity: 4 }] } },
+        {
+          type: "client_report",
+          payload: {
+            discarded_events: [{ reason: "queue_overflow", category: "error", quantity: 4 }],
+          },
+        },
         { type: "brand_new_type", payload: {} },
       ]),
     );
     await worker.drain();
     const all = await outcomes();
     const find = (category: string, outcome: string, reason: string) =>
-      all.find((o) => o.category === category && o.outcome === outcome && o.reason === reason)?.quantity;
+      all.find((o) => o.category === category && o.outcome === outcome && o.reason === reason)
+        ?.quantity;
     expect(find("error", "accepted", "")).toBe(8);
     expect(find("transaction", "filtered", "item_type_not_stored")).toBe(1);
     expect(find("log_item", "filtered", "item_type_not_stored")).toBe(3);

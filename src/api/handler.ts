@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { getDb } from "../db/connection";
 import type { Db } from "../db/connection";
+import { getDb } from "../db/connection";
 import { env } from "../env";
 import { AppError, isAppError } from "../errors";
 
@@ -33,11 +33,18 @@ function checkToken(header: string | null): void {
   const match = /^Bearer\s+(\S+)$/i.exec(header ?? "");
   if (!match) throw new AppError("unauthorized", "authentication credentials were not provided");
   const given = Buffer.from(match[1] as string);
-  if (!expected || given.length !== Buffer.byteLength(expected) || !timingSafeEqual(given, Buffer.from(expected))) {
+  if (
+    !expected ||
+    given.length !== Buffer.byteLength(expected) ||
+    !timingSafeEqual(given, Buffer.from(expected))
+  ) {
     throw new AppError("unauthorized", "invalid token");
   }
 }
 
 /** Ids in URLs are positive integers; anything else is simply not found. */
-export const idParam = z.string().regex(/^\d{1,15}$/).transform(Number);
+export const idParam = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform(Number);
 export const slugParam = z.string().min(1).max(100);

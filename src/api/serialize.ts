@@ -30,11 +30,19 @@ export function serializeIssue(issue: IssueRow, project: { slug: string; id: num
 
 export function serializeEvent(event: NormalizedEvent, issueId: number, projectId: number) {
   const entries: { type: string; data: unknown }[] = [];
-  if (event.exception) entries.push({ type: "exception", data: { values: event.exception.values } });
+  if (event.exception)
+    entries.push({ type: "exception", data: { values: event.exception.values } });
   if (event.stacktrace) entries.push({ type: "stacktrace", data: event.stacktrace });
   if (event.threads) entries.push({ type: "threads", data: event.threads });
   if (event.message !== undefined || event.logentry) {
-    entries.push({ type: "message", data: { formatted: event.message ?? "", message: event.logentry?.message, params: event.logentry?.params } });
+    entries.push({
+      type: "message",
+      data: {
+        formatted: event.message ?? "",
+        message: event.logentry?.message,
+        params: event.logentry?.params,
+      },
+    });
   }
   entries.push({ type: "breadcrumbs", data: { values: event.breadcrumbs } });
   if (event.request) entries.push({ type: "request", data: event.request });
@@ -66,7 +74,10 @@ export function serializeEvent(event: NormalizedEvent, issueId: number, projectI
 
 function titleOf(event: NormalizedEvent): string {
   const top = event.exception?.values[event.exception.values.length - 1];
-  if (top) return top.value ? `${top.type ?? "Error"}: ${top.value.split("\n", 1)[0]}` : (top.type ?? "Error");
+  if (top)
+    return top.value
+      ? `${top.type ?? "Error"}: ${top.value.split("\n", 1)[0]}`
+      : (top.type ?? "Error");
   return (event.message ?? "<unlabeled event>").split("\n", 1)[0] ?? "";
 }
 

@@ -25,7 +25,8 @@ export function resolveDatabaseUrl(url: string | undefined = env().DATABASE_URL)
   dialect: DialectName;
   target: string;
 } {
-  if (!url) return { dialect: "sqlite", target: path.resolve(env().FAULTLINE_DATA_DIR, "faultline.db") };
+  if (!url)
+    return { dialect: "sqlite", target: path.resolve(env().FAULTLINE_DATA_DIR, "faultline.db") };
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) {
     return { dialect: "postgres", target: url };
   }

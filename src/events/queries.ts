@@ -9,7 +9,11 @@ export interface StoredEvent {
   event: NormalizedEvent;
 }
 
-export async function listIssueEvents(db: Db, issueId: number, limit = 100): Promise<StoredEvent[]> {
+export async function listIssueEvents(
+  db: Db,
+  issueId: number,
+  limit = 100,
+): Promise<StoredEvent[]> {
   const rows = await db.kysely
     .selectFrom("events")
     .select(["id", "issue_id", "project_id", "payload"])
@@ -18,7 +22,12 @@ export async function listIssueEvents(db: Db, issueId: number, limit = 100): Pro
     .orderBy("id", "desc")
     .limit(Math.min(limit, 1000))
     .execute();
-  return rows.map((r) => ({ id: r.id, issueId: r.issue_id, projectId: r.project_id, event: decodePayload(r.payload) }));
+  return rows.map((r) => ({
+    id: r.id,
+    issueId: r.issue_id,
+    projectId: r.project_id,
+    event: decodePayload(r.payload),
+  }));
 }
 
 export async function latestIssueEvent(db: Db, issueId: number): Promise<StoredEvent | undefined> {

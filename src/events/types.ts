@@ -104,7 +104,15 @@ export interface NormalizedEvent {
   logentry?: { message?: string; formatted?: string; params?: unknown };
   exception?: { values: ExceptionValue[] };
   stacktrace?: Stacktrace;
-  threads?: { values: { id?: string; name?: string; crashed?: boolean; current?: boolean; stacktrace?: Stacktrace }[] };
+  threads?: {
+    values: {
+      id?: string;
+      name?: string;
+      crashed?: boolean;
+      current?: boolean;
+      stacktrace?: Stacktrace;
+    }[];
+  };
   tags: [string, string][];
   contexts: Record<string, unknown>;
   user?: EventUser;

@@ -51,7 +51,12 @@ class Refusal {
   ) {}
 }
 
-export function send(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
   const json = JSON.stringify(body);
   res.writeHead(status, {
     ...CORS_HEADERS,
@@ -74,17 +79,27 @@ export async function handleIngest(
     send(res, 200, id ? { id } : {});
   } catch (err) {
     if (!(err instanceof Refusal)) throw err;
-    const headers: Record<string, string> = { "X-Sentry-Error": err.detail.replace(/[^\x20-\x7e]/g, "?").slice(0, 200) };
+    const headers: Record<string, string> = {
+      "X-Sentry-Error": err.detail.replace(/[^\x20-\x7e]/g, "?").slice(0, 200),
+    };
     if (err.closeConnection) headers.Connection = "close";
     send(res, err.status, { detail: err.detail }, headers);
     if (err.closeConnection) res.once("finish", () => req.socket.destroySoon?.());
   }
 }
 
-async function accept(req: IncomingMessage, url: URL, route: IngestRoute, ctx: AcceptContext): Promise<string | undefined> {
+async function accept(
+  req: IncomingMessage,
+  url: URL,
+  route: IngestRoute,
+  ctx: AcceptContext,
+): Promise<string | undefined> {
   if (req.method !== "POST") throw new Refusal(405, `method ${req.method} not allowed; use POST`);
   if (route.kind !== "tunnel" && !/^\d+$/.test(route.projectId)) {
-    throw new Refusal(400, `project id in the URL must be numeric (got "${route.projectId.slice(0, 40)}")`);
+    throw new Refusal(
+      400,
+      `project id in the URL must be numeric (got "${route.projectId.slice(0, 40)}")`,
+    );
   }
   if (route.kind === "tunnel") checkTunnelParams(route);
 
@@ -99,7 +114,10 @@ async function accept(req: IncomingMessage, url: URL, route: IngestRoute, ctx: A
 
   if (isStore) {
     const { json, eventId } = parseStoreBody(read.body);
-    const key = await authenticate(ctx, checkCredentials(extractCredentials(url.searchParams, req.headers, undefined)));
+    const key = await authenticate(
+      ctx,
+      checkCredentials(extractCredentials(url.searchParams, req.headers, undefined)),
+    );
     checkProject(key, route.projectId);
     await enqueue(ctx, key, "store", json);
     return eventId;
@@ -108,7 +126,9 @@ async function accept(req: IncomingMessage, url: URL, route: IngestRoute, ctx: A
   const framed = frameEnvelope(read.body);
   if (!framed.ok) throw new Refusal(400, `invalid envelope: ${framed.detail}`);
   const envelope = framed.value;
-  const credentials = checkCredentials(extractCredentials(url.searchParams, req.headers, envelope.header.dsn));
+  const credentials = checkCredentials(
+    extractCredentials(url.searchParams, req.headers, envelope.header.dsn),
+  );
   const key = await authenticate(ctx, credentials);
   if (route.kind === "tunnel") {
     if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
@@ -126,8 +146,10 @@ async function accept(req: IncomingMessage, url: URL, route: IngestRoute, ctx: A
 }
 
 function checkTunnelParams(route: Extract<IngestRoute, { kind: "tunnel" }>): void {
-  if (!route.org || !/^\d+$/.test(route.org)) throw new Refusal(400, 'query parameter "o" (organization id) must be numeric');
-  if (!route.project || !/^\d+$/.test(route.project)) throw new Refusal(400, 'query parameter "p" (project id) must be numeric');
+  if (!route.org || !/^\d+$/.test(route.org))
+    throw new Refusal(400, 'query parameter "o" (organization id) must be numeric');
+  if (!route.project || !/^\d+$/.test(route.project))
+    throw new Refusal(400, 'query parameter "p" (project id) must be numeric');
   if (route.region !== null && !/^[a-z0-9-]{1,32}$/i.test(route.region)) {
     throw new Refusal(400, 'query parameter "r" (region) must be a short name');
   }
@@ -138,7 +160,10 @@ function checkCredentials(result: CredentialResult): { publicKey: string; dsnPro
   return result;
 }
 
-async function authenticate(ctx: AcceptContext, credentials: { publicKey: string }): Promise<KeyInfo> {
+async function authenticate(
+  ctx: AcceptContext,
+  credentials: { publicKey: string },
+): Promise<KeyInfo> {
   const key = await ctx.keys.lookup(credentials.publicKey);
   if (!key) throw new Refusal(403, "unknown DSN key");
   if (!key.enabled) throw new Refusal(403, "DSN key is disabled");
@@ -146,7 +171,8 @@ async function authenticate(ctx: AcceptContext, credentials: { publicKey: string
 }
 
 function checkProject(key: KeyInfo, projectId: string): void {
-  if (String(key.projectId) !== projectId) throw new Refusal(403, "DSN key does not belong to this project");
+  if (String(key.projectId) !== projectId)
+    throw new Refusal(403, "DSN key does not belong to this project");
 }
 
 /** Item limits and payload JSON; returns the id to answer with. */
@@ -158,7 +184,10 @@ function checkItems(envelope: FramedEnvelope): string | undefined {
     const info = itemTypeInfo(type);
     if (!info) return; // unknown types are skipped by the worker, not refused
     if (item.payload.length > info.maxBytes) {
-      throw new Refusal(413, `item ${i + 1} (${type}) is ${item.payload.length} bytes, over its limit of ${info.maxBytes}`);
+      throw new Refusal(
+        413,
+        `item ${i + 1} (${type}) is ${item.payload.length} bytes, over its limit of ${info.maxBytes}`,
+      );
     }
     if (type === "session") sessions++;
     if (type === "sessions") sessions += 1;
@@ -178,7 +207,10 @@ function checkItems(envelope: FramedEnvelope): string | undefined {
     }
   });
   if (sessions > LIMITS.sessionsPerEnvelope) {
-    throw new Refusal(413, `${sessions} session items, over the limit of ${LIMITS.sessionsPerEnvelope} per envelope`);
+    throw new Refusal(
+      413,
+      `${sessions} session items, over the limit of ${LIMITS.sessionsPerEnvelope} per envelope`,
+    );
   }
   return eventId;
 }
@@ -192,7 +224,9 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
   const first = body.subarray(0, 64).toString("latin1").trimStart()[0];
   if (first !== undefined && first !== "{") {
     try {
-      json = zlib.inflateSync(Buffer.from(body.toString("latin1"), "base64"), { maxOutputLength: LIMITS.storeBytes });
+      json = zlib.inflateSync(Buffer.from(body.toString("latin1"), "base64"), {
+        maxOutputLength: LIMITS.storeBytes,
+      });
     } catch {
       throw new Refusal(400, "store body is neither a JSON object nor base64-encoded zlib data");
     }
@@ -210,9 +244,20 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
   return { json, eventId: typeof id === "string" ? id : undefined };
 }
 
-async function enqueue(ctx: AcceptContext, key: KeyInfo, kind: QueueKind, body: Buffer): Promise<void> {
+async function enqueue(
+  ctx: AcceptContext,
+  key: KeyInfo,
+  kind: QueueKind,
+  body: Buffer,
+): Promise<void> {
   try {
-    await ctx.queue.enqueue({ projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body });
+    await ctx.queue.enqueue({
+      projectId: key.projectId,
+      keyId: key.keyId,
+      receivedAt: Date.now(),
+      kind,
+      body,
+    });
   } catch (err) {
     console.error("[ingest] queue write failed:", err);
     throw new Refusal(503, "the queue could not be written; retry later");

@@ -51,12 +51,17 @@ export function extractCredentials(
     return {
       ok: false,
       status: 401,
-      detail: "missing credentials: send sentry_key in the query, X-Sentry-Auth, or the envelope's dsn",
+      detail:
+        "missing credentials: send sentry_key in the query, X-Sentry-Auth, or the envelope's dsn",
     };
   }
   const other = found.find((f) => f.key !== first.key);
   if (other) {
-    return { ok: false, status: 400, detail: `${first.source} and ${other.source} name different keys` };
+    return {
+      ok: false,
+      status: 400,
+      detail: `${first.source} and ${other.source} name different keys`,
+    };
   }
   return { ok: true, publicKey: first.key, dsnProjectId };
 }

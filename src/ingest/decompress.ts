@@ -44,7 +44,11 @@ export function readBody(req: IncomingMessage, limits: BodyLimits): Promise<Body
   if (encoding === "" || encoding === "identity") return readPlain(req, limits);
   const decoder = createDecoder(encoding);
   if (!decoder) {
-    return Promise.resolve({ ok: false, status: 415, detail: `unsupported Content-Encoding "${encoding}"` });
+    return Promise.resolve({
+      ok: false,
+      status: 415,
+      detail: `unsupported Content-Encoding "${encoding}"`,
+    });
   }
   return readDecoded(req, decoder, encoding, limits);
 }
@@ -81,7 +85,9 @@ function readPlain(req: IncomingMessage, limits: BodyLimits): Promise<BodyResult
         wireBytes: size,
       }),
     );
-    req.once("error", () => finish({ ok: false, status: 400, detail: "request body could not be read" }));
+    req.once("error", () =>
+      finish({ ok: false, status: 400, detail: "request body could not be read" }),
+    );
     req.once("aborted", () => finish({ ok: false, status: 400, detail: "request aborted" }));
   });
 }
@@ -114,7 +120,11 @@ function readDecoded(
     const onWire = (chunk: Buffer) => {
       wire += chunk.length;
       if (wire > limits.maxWireBytes) {
-        finish({ ok: false, status: 413, detail: `request body exceeds the limit of ${limits.maxWireBytes} bytes` });
+        finish({
+          ok: false,
+          status: 413,
+          detail: `request body exceeds the limit of ${limits.maxWireBytes} bytes`,
+        });
         return;
       }
       if (!decoder.write(chunk)) {
@@ -142,16 +152,24 @@ function readDecoded(
       }
       chunks.push(chunk);
     });
-    decoder.once("end", () => finish({ ok: true, body: Buffer.concat(chunks, decoded), wireBytes: wire }));
+    decoder.once("end", () =>
+      finish({ ok: true, body: Buffer.concat(chunks, decoded), wireBytes: wire }),
+    );
     decoder.once("error", (err) =>
-      finish({ ok: false, status: 400, detail: `body is not valid ${encoding} data: ${err.message}` }),
+      finish({
+        ok: false,
+        status: 400,
+        detail: `body is not valid ${encoding} data: ${err.message}`,
+      }),
     );
 
     req.on("data", onWire);
     req.once("end", () => {
       if (!done) decoder.end();
     });
-    req.once("error", () => finish({ ok: false, status: 400, detail: "request body could not be read" }));
+    req.once("error", () =>
+      finish({ ok: false, status: 400, detail: "request body could not be read" }),
+    );
     req.once("aborted", () => finish({ ok: false, status: 400, detail: "request aborted" }));
   });
 }

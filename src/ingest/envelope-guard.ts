@@ -8,7 +8,8 @@ import { itemTypeInfo } from "./item-types";
  * It only bounds work; `frameEnvelope` remains the one parser that decides validity.
  */
 export class EnvelopeGuard {
-  private state: "envelope-header" | "item-header" | "payload-sized" | "payload-line" = "envelope-header";
+  private state: "envelope-header" | "item-header" | "payload-sized" | "payload-line" =
+    "envelope-header";
   private line: Buffer[] = [];
   private lineBytes = 0;
   private remaining = 0;

@@ -10,9 +10,19 @@ const norm = (raw: Record<string, unknown>) => {
 };
 
 const frames = (fns: string[], opts: { inApp?: boolean; line?: number; file?: string } = {}) =>
-  fns.map((fn, i) => ({ function: fn, filename: opts.file ?? "/app/src/handler.js", lineno: (opts.line ?? 10) + i, in_app: opts.inApp ?? true }));
+  fns.map((fn, i) => ({
+    function: fn,
+    filename: opts.file ?? "/app/src/handler.js",
+    lineno: (opts.line ?? 10) + i,
+    in_app: opts.inApp ?? true,
+  }));
 
-const errorEvent = (type: string, value: string, fnNames: string[], opts?: Parameters<typeof frames>[1]) =>
+const errorEvent = (
+  type: string,
+  value: string,
+  fnNames: string[],
+  opts?: Parameters<typeof frames>[1],
+) =>
   norm({ exception: { values: [{ type, value, stacktrace: { frames: frames(fnNames, opts) } }] } });
 
 describe("grouping", () => {
@@ -32,10 +42,36 @@ describe("grouping", () => {
 
   it("uses only in-app frames when some are in-app", () => {
     const withLib = norm({
-      exception: { values: [{ type: "E", value: "v", stacktrace: { frames: [...frames(["lib"], { inApp: false, file: "/app/node_modules/x/a.js" }), ...frames(["main"])] } }] },
+      exception: {
+        values: [
+          {
+            type: "E",
+            value: "v",
+            stacktrace: {
+              frames: [
+                ...frames(["lib"], { inApp: false, file: "/app/node_modules/x/a.js" }),
+                ...frames(["main"]),
+              ],
+            },
+          },
+        ],
+      },
     });
     const withOtherLib = norm({
-      exception: { values: [{ type: "E", value: "v", stacktrace: { frames: [...frames(["lib2"], { inApp: false, file: "/app/node_modules/y/b.js" }), ...frames(["main"])] } }] },
+      exception: {
+        values: [
+          {
+            type: "E",
+            value: "v",
+            stacktrace: {
+              frames: [
+                ...frames(["lib2"], { inApp: false, file: "/app/node_modules/y/b.js" }),
+                ...frames(["main"]),
+              ],
+            },
+          },
+        ],
+      },
     });
     expect(groupEvent(withLib).hash).toBe(groupEvent(withOtherLib).hash);
   });
@@ -47,38 +83,68 @@ describe("grouping", () => {
   });
 
   it("falls back to type and masked value without a stack", () => {
-    const a = groupEvent(norm({ exception: { values: [{ type: "Timeout", value: "after 3000 ms on 0xdeadbeef" }] } }));
-    const b = groupEvent(norm({ exception: { values: [{ type: "Timeout", value: "after 5000 ms on 0xcafebabe" }] } }));
-    const c = groupEvent(norm({ exception: { values: [{ type: "Refused", value: "after 3000 ms on 0xdeadbeef" }] } }));
+    const a = groupEvent(
+      norm({ exception: { values: [{ type: "Timeout", value: "after 3000 ms on 0xdeadbeef" }] } }),
+    );
+    const b = groupEvent(
+      norm({ exception: { values: [{ type: "Timeout", value: "after 5000 ms on 0xcafebabe" }] } }),
+    );
+    const c = groupEvent(
+      norm({ exception: { values: [{ type: "Refused", value: "after 3000 ms on 0xdeadbeef" }] } }),
+    );
     expect(a.hash).toBe(b.hash);
     expect(a.hash).not.toBe(c.hash);
   });
 
   it("falls back to the message, preferring its template", () => {
-    const a = groupEvent(norm({ logentry: { message: "order %s failed", formatted: "order 17 failed" } }));
-    const b = groupEvent(norm({ logentry: { message: "order %s failed", formatted: "order 18 failed" } }));
+    const a = groupEvent(
+      norm({ logentry: { message: "order %s failed", formatted: "order 17 failed" } }),
+    );
+    const b = groupEvent(
+      norm({ logentry: { message: "order %s failed", formatted: "order 18 failed" } }),
+    );
     expect(a.hash).toBe(b.hash);
     expect(a.title).toBe("order 17 failed");
-    expect(groupEvent(norm({ message: "disk 91% full" })).hash).toBe(groupEvent(norm({ message: "disk 97% full" })).hash);
+    expect(groupEvent(norm({ message: "disk 91% full" })).hash).toBe(
+      groupEvent(norm({ message: "disk 97% full" })).hash,
+    );
   });
 
   it("honours a custom fingerprint and expands {{ default }}", () => {
-    const custom = (fp: string[], fns = ["main"]) => groupEvent(norm({ fingerprint: fp, exception: { values: [{ type: "E", value: "v", stacktrace: { frames: frames(fns) } }] } }));
+    const custom = (fp: string[], fns = ["main"]) =>
+      groupEvent(
+        norm({
+          fingerprint: fp,
+          exception: { values: [{ type: "E", value: "v", stacktrace: { frames: frames(fns) } }] },
+        }),
+      );
     expect(custom(["payments"]).hash).toBe(custom(["payments"], ["other"]).hash);
     expect(custom(["payments"]).hash).not.toBe(custom(["shipping"]).hash);
-    expect(custom(["{{ default }}", "eu"]).hash).not.toBe(custom(["{{ default }}", "eu"], ["other"]).hash);
+    expect(custom(["{{ default }}", "eu"]).hash).not.toBe(
+      custom(["{{ default }}", "eu"], ["other"]).hash,
+    );
     expect(custom(["{{default}}"]).hash).toBe(groupEvent(errorEvent("E", "v", ["main"])).hash);
   });
 });
 
 describe("normalization helpers", () => {
   it("strips build hashes, origins and query strings from filenames", () => {
-    expect(normalizeFilename("https://cdn.example.com/static/js/main.3f9a2c1b.js?v=2")).toBe("/static/js/main.<hash>.js");
-    expect(normalizeFilename("http://localhost:3000/_next/static/chunks/app/page-0a1b2c3d4e5f6789.js")).toBe("/_next/static/chunks/app/page-<hash>.js");
-    expect(normalizeFilename("/srv/app/node_modules/pg/lib/client.js")).toBe("node_modules/pg/lib/client.js");
+    expect(normalizeFilename("https://cdn.example.com/static/js/main.3f9a2c1b.js?v=2")).toBe(
+      "/static/js/main.<hash>.js",
+    );
+    expect(
+      normalizeFilename("http://localhost:3000/_next/static/chunks/app/page-0a1b2c3d4e5f6789.js"),
+    ).toBe("/_next/static/chunks/app/page-<hash>.js");
+    expect(normalizeFilename("/srv/app/node_modules/pg/lib/client.js")).toBe(
+      "node_modules/pg/lib/client.js",
+    );
   });
 
   it("masks numbers, hex ids, uuids and dates", () => {
-    expect(maskVariables("user 42 id 550e8400-e29b-41d4-a716-446655440000 at 2026-11-22T01:02:03Z ptr 0x7f")).toBe("user <num> id <uuid> at <date> ptr <hex>");
+    expect(
+      maskVariables(
+        "user 42 id 550e8400-e29b-41d4-a716-446655440000 at 2026-11-22T01:02:03Z ptr 0x7f",
+      ),
+    ).toBe("user <num> id <uuid> at <date> ptr <hex>");
   });
 });

@@ -28,7 +28,12 @@ export function groupEvent(event: NormalizedEvent): Grouping {
   const components = event.fingerprint?.length
     ? event.fingerprint.flatMap((part) => (isDefaultMarker(part) ? defaults : [`custom:${part}`]))
     : defaults;
-  const hash = crypto.createHash("sha1").update(GROUPING_VERSION).update("\n").update(components.join("\n")).digest("hex");
+  const hash = crypto
+    .createHash("sha1")
+    .update(GROUPING_VERSION)
+    .update("\n")
+    .update(components.join("\n"))
+    .digest("hex");
   return { hash, components, ...describe(event) };
 }
 
@@ -107,9 +112,11 @@ function describe(event: NormalizedEvent): Omit<Grouping, "hash" | "components">
   // The last exception in the list is the one that reached the top (Sentry's order).
   const top = chain[chain.length - 1];
   const frames = top?.stacktrace?.frames ?? event.stacktrace?.frames ?? [];
-  const culpritFrame = [...frames].reverse().find((f) => f.in_app === true) ?? frames[frames.length - 1];
+  const culpritFrame =
+    [...frames].reverse().find((f) => f.in_app === true) ?? frames[frames.length - 1];
   const metadata: Grouping["metadata"] = {};
-  if (culpritFrame?.filename ?? culpritFrame?.abs_path) metadata.filename = culpritFrame.filename ?? culpritFrame.abs_path;
+  if (culpritFrame?.filename ?? culpritFrame?.abs_path)
+    metadata.filename = culpritFrame.filename ?? culpritFrame.abs_path;
   if (culpritFrame?.function) metadata.function = culpritFrame.function;
   const culprit = culpritFrame ? culpritOf(culpritFrame) : (event.transaction ?? null);
 
@@ -117,7 +124,13 @@ function describe(event: NormalizedEvent): Omit<Grouping, "hash" | "components">
     const type = top.type ?? "Error";
     const value = top.value ?? "";
     const firstLine = value.split("\n", 1)[0] ?? "";
-    return { title: firstLine ? `${type}: ${firstLine}`.slice(0, 256) : type, culprit, type, value, metadata };
+    return {
+      title: firstLine ? `${type}: ${firstLine}`.slice(0, 256) : type,
+      culprit,
+      type,
+      value,
+      metadata,
+    };
   }
   const message = (event.message ?? "").split("\n", 1)[0]?.trim() || "<unlabeled event>";
   return { title: message.slice(0, 256), culprit, type: "", value: event.message ?? "", metadata };

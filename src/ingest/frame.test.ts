@@ -18,7 +18,9 @@ function refused(s: string | Buffer): string {
 
 describe("frameEnvelope: the spec's edge cases", () => {
   it("reads a sized item followed by an unsized one", () => {
-    const env = framed('{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}\n{"type":"attachment","length":10}\n\xef\xbb\xbfHello\r\n\n{"type":"event"}\n{"message":"hi"}\n');
+    const env = framed(
+      '{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}\n{"type":"attachment","length":10}\n\xef\xbb\xbfHello\r\n\n{"type":"event"}\n{"message":"hi"}\n',
+    );
     expect(env.header.event_id).toBe("9ec79c33ec9942ab8353589fcb2e04dc");
     expect(env.items.map((i) => i.header.type)).toEqual(["attachment", "event"]);
     expect(env.items[0]?.payload.length).toBe(10);
@@ -45,7 +47,9 @@ describe("frameEnvelope: the spec's edge cases", () => {
   });
 
   it("keeps unknown item types (the worker skips them)", () => {
-    expect(framed('{}\n{"type":"something_new"}\n{}\n').items[0]?.header.type).toBe("something_new");
+    expect(framed('{}\n{"type":"something_new"}\n{}\n').items[0]?.header.type).toBe(
+      "something_new",
+    );
   });
 
   it("sized payloads may contain newlines", () => {
@@ -61,7 +65,9 @@ describe("frameEnvelope: the spec's edge cases", () => {
     expect(refused('{}\n{"length":2}\n{}')).toMatch(/item 1: header has no "type"/);
     expect(refused('{}\n{"type":"event","length":-1}\n')).toMatch(/non-negative integer/);
     expect(refused('{}\n{"type":"event","length":"12"}\n')).toMatch(/non-negative integer/);
-    expect(refused('{}\n{"type":"event","length":100}\n{}')).toMatch(/declared length 100 exceeds the 2 bytes/);
+    expect(refused('{}\n{"type":"event","length":100}\n{}')).toMatch(
+      /declared length 100 exceeds the 2 bytes/,
+    );
     expect(refused(`${"{".repeat(70_000)}\n`)).toMatch(/longer than 64 KiB/);
   });
 
@@ -86,11 +92,15 @@ describe("frameEnvelope: envelopes captured from the real SDKs", () => {
     expect([...sdks].some((s) => s.includes("browser"))).toBe(true);
   });
 
-  it.each(fixtures.map((f) => [f.name, f] as const))("frames %s into the item types it was captured with", (_name, f) => {
-    const env = framed(f.body);
-    expect(env.items.map((i) => i.header.type)).toEqual(f.meta.itemTypes);
-    for (const item of env.items) {
-      if (typeof item.header.length === "number") expect(item.payload.length).toBe(item.header.length);
-    }
-  });
+  it.each(fixtures.map((f) => [f.name, f] as const))(
+    "frames %s into the item types it was captured with",
+    (_name, f) => {
+      const env = framed(f.body);
+      expect(env.items.map((i) => i.header.type)).toEqual(f.meta.itemTypes);
+      for (const item of env.items) {
+        if (typeof item.header.length === "number")
+          expect(item.payload.length).toBe(item.header.length);
+      }
+    },
+  );
 });

@@ -64,7 +64,9 @@ export function num(raw: unknown, name: string, notes: Notes): number | undefine
 
 export function int(raw: unknown, name: string, notes: Notes): number | undefined {
   if (raw === undefined || raw === null) return undefined;
-  const parsed = integer.safeParse(typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw);
+  const parsed = integer.safeParse(
+    typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw,
+  );
   if (!parsed.success) notes.add("invalid_data", name, raw);
   return parsed.success ? parsed.data : undefined;
 }
@@ -86,7 +88,13 @@ export function obj(raw: unknown, name: string, notes: Notes): Record<string, un
 }
 
 /** A list of strings (fingerprint, pre_context…). Non-strings are dropped and noted. */
-export function strList(raw: unknown, name: string, notes: Notes, maxItems: number, maxLen = 1024): string[] | undefined {
+export function strList(
+  raw: unknown,
+  name: string,
+  notes: Notes,
+  maxItems: number,
+  maxLen = 1024,
+): string[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) {
     notes.add("invalid_data", name, raw);

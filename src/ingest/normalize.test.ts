@@ -8,11 +8,15 @@ const ctx = { receivedAt: Date.parse("2026-11-22T00:00:00Z") };
 function eventItemsOf(body: Buffer): unknown[] {
   const framed = frameEnvelope(body);
   if (!framed.ok) throw new Error(framed.detail);
-  return framed.value.items.filter((i) => i.header.type === "event").map((i) => JSON.parse(i.payload.toString()));
+  return framed.value.items
+    .filter((i) => i.header.type === "event")
+    .map((i) => JSON.parse(i.payload.toString()));
 }
 
 describe("normalizeEvent on real SDK events", () => {
-  const events = loadFixtures().flatMap((f) => eventItemsOf(f.body).map((e) => [f.name, e] as const));
+  const events = loadFixtures().flatMap((f) =>
+    eventItemsOf(f.body).map((e) => [f.name, e] as const),
+  );
 
   it("found error events in the fixtures", () => {
     expect(events.length).toBeGreaterThanOrEqual(4);
@@ -39,7 +43,15 @@ describe("normalizeEvent leniency", () => {
         timestamp: "yesterday-ish",
         tags: { ok: "yes", n: 3, bad: { x: 1 } },
         user: { id: 42, email: ["x"] },
-        exception: { values: [{ type: "Error", value: "boom", stacktrace: { frames: [{ function: "f", lineno: "x" }, "junk"] } }] },
+        exception: {
+          values: [
+            {
+              type: "Error",
+              value: "boom",
+              stacktrace: { frames: [{ function: "f", lineno: "x" }, "junk"] },
+            },
+          ],
+        },
       },
       ctx,
     );
@@ -56,7 +68,16 @@ describe("normalizeEvent leniency", () => {
     expect(event?.exception?.values[0]?.stacktrace?.frames).toEqual([{ function: "f" }]);
     const names = event?.errors.map((e) => e.name);
     expect(names).toEqual(
-      expect.arrayContaining(["event_id", "level", "release", "timestamp", "tags.bad", "user.email", "exception.values.0.stacktrace.frames.0.lineno", "exception.values.0.stacktrace.frames.1"]),
+      expect.arrayContaining([
+        "event_id",
+        "level",
+        "release",
+        "timestamp",
+        "tags.bad",
+        "user.email",
+        "exception.values.0.stacktrace.frames.0.lineno",
+        "exception.values.0.stacktrace.frames.1",
+      ]),
     );
   });
 
@@ -68,7 +89,10 @@ describe("normalizeEvent leniency", () => {
   });
 
   it("keeps the newest 100 breadcrumbs", () => {
-    const crumbs = Array.from({ length: 150 }, (_, i) => ({ message: `crumb ${i}`, timestamp: 1_700_000_000 + i }));
+    const crumbs = Array.from({ length: 150 }, (_, i) => ({
+      message: `crumb ${i}`,
+      timestamp: 1_700_000_000 + i,
+    }));
     const event = normalizeEvent({ breadcrumbs: { values: crumbs } }, ctx);
     expect(event?.breadcrumbs).toHaveLength(MAX_BREADCRUMBS);
     expect(event?.breadcrumbs[0]?.message).toBe("crumb 50");
@@ -78,26 +102,40 @@ describe("normalizeEvent leniency", () => {
   it("bounds free-form data and long strings", () => {
     let deep: unknown = "bottom";
     for (let i = 0; i < 1000; i++) deep = { deeper: deep };
-    const event = normalizeEvent({ extra: { deep, long: "x".repeat(100_000) }, message: "m".repeat(20_000) }, ctx);
+    const event = normalizeEvent(
+      { extra: { deep, long: "x".repeat(100_000) }, message: "m".repeat(20_000) },
+      ctx,
+    );
     expect(JSON.stringify(event?.extra).length).toBeLessThan(10_000);
     expect(event?.message?.length).toBe(8192);
-    expect(event?.errors.some((e) => e.type === "value_too_long" && e.name === "message")).toBe(true);
+    expect(event?.errors.some((e) => e.type === "value_too_long" && e.name === "message")).toBe(
+      true,
+    );
   });
 
   it("keeps a __proto__ key as data and pollutes nothing", () => {
-    const raw = JSON.parse('{"extra":{"__proto__":{"polluted":true}},"contexts":{"__proto__":{"x":1}}}');
+    const raw = JSON.parse(
+      '{"extra":{"__proto__":{"polluted":true}},"contexts":{"__proto__":{"x":1}}}',
+    );
     const event = normalizeEvent(raw, ctx);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.keys(event?.extra ?? {})).toContain("__proto__");
   });
 
   it("clamps timestamps from the future and reads RFC 3339 strings", () => {
-    expect(normalizeEvent({ timestamp: ctx.receivedAt / 1000 + 86_400 }, ctx)?.timestamp).toBe(ctx.receivedAt / 1000);
-    expect(normalizeEvent({ timestamp: "2026-11-21T23:00:00.500Z" }, ctx)?.timestamp).toBe(Date.parse("2026-11-21T23:00:00.500Z") / 1000);
+    expect(normalizeEvent({ timestamp: ctx.receivedAt / 1000 + 86_400 }, ctx)?.timestamp).toBe(
+      ctx.receivedAt / 1000,
+    );
+    expect(normalizeEvent({ timestamp: "2026-11-21T23:00:00.500Z" }, ctx)?.timestamp).toBe(
+      Date.parse("2026-11-21T23:00:00.500Z") / 1000,
+    );
   });
 
   it("reads the message from logentry, legacy message objects and strings", () => {
-    expect(normalizeEvent({ logentry: { message: "user %s failed", formatted: "user 7 failed" } }, ctx)?.message).toBe("user 7 failed");
+    expect(
+      normalizeEvent({ logentry: { message: "user %s failed", formatted: "user 7 failed" } }, ctx)
+        ?.message,
+    ).toBe("user 7 failed");
     expect(normalizeEvent({ message: { message: "legacy" } }, ctx)?.message).toBe("legacy");
     expect(normalizeEvent({ message: "plain" }, ctx)?.message).toBe("plain");
   });

@@ -11,7 +11,7 @@ import type {
   NormalizedEvent,
   Stacktrace,
 } from "../events/types";
-import { bag, bool, int, isObject, Notes, num, obj, str, strList, truncate } from "./lenient";
+import { bag, bool, int, isObject, Notes, obj, str, strList, truncate } from "./lenient";
 
 /**
  * Turns an untrusted event payload (already JSON-parsed) into a NormalizedEvent. Lenient:
@@ -46,7 +46,8 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizedE
   const received = ctx.receivedAt / 1000;
 
   const event: NormalizedEvent = {
-    event_id: eventId(raw.event_id, notes) ?? eventId(ctx.envelopeEventId, new Notes()) ?? newEventId(),
+    event_id:
+      eventId(raw.event_id, notes) ?? eventId(ctx.envelopeEventId, new Notes()) ?? newEventId(),
     timestamp: timestamp(raw.timestamp, "timestamp", notes) ?? received,
     received,
     level: level(raw.level, notes),
@@ -79,11 +80,19 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizedE
   const extra = obj(raw.extra, "extra", notes);
   if (extra) event.extra = bag(extra) as Record<string, unknown>;
   const modules = obj(raw.modules, "modules", notes);
-  if (modules) event.modules = bag(modules, { depth: 1, keys: 500, items: 0, stringLength: 100 }) as Record<string, string>;
+  if (modules)
+    event.modules = bag(modules, { depth: 1, keys: 500, items: 0, stringLength: 100 }) as Record<
+      string,
+      string
+    >;
   return event;
 }
 
-function assign<K extends keyof NormalizedEvent>(event: NormalizedEvent, key: K, value: NormalizedEvent[K] | undefined) {
+function assign<K extends keyof NormalizedEvent>(
+  event: NormalizedEvent,
+  key: K,
+  value: NormalizedEvent[K] | undefined,
+) {
   if (value !== undefined) event[key] = value;
 }
 
@@ -150,11 +159,19 @@ function tags(raw: unknown, notes: Notes): [string, string][] {
 
 function assignMessage(event: NormalizedEvent, raw: Record<string, unknown>, notes: Notes): void {
   // `logentry` is the current name, `message` may be a string or the same object (legacy).
-  const entry = isObject(raw.logentry) ? raw.logentry : isObject(raw.message) ? raw.message : undefined;
+  const entry = isObject(raw.logentry)
+    ? raw.logentry
+    : isObject(raw.message)
+      ? raw.message
+      : undefined;
   if (entry) {
     const message = str(entry.message, "logentry.message", notes);
     const formatted = str(entry.formatted, "logentry.formatted", notes);
-    event.logentry = { message, formatted, params: entry.params === undefined ? undefined : bag(entry.params) };
+    event.logentry = {
+      message,
+      formatted,
+      params: entry.params === undefined ? undefined : bag(entry.params),
+    };
     event.message = formatted ?? message;
     return;
   }
@@ -165,7 +182,11 @@ function assignMessage(event: NormalizedEvent, raw: Record<string, unknown>, not
 function exceptions(raw: unknown, notes: Notes): { values: ExceptionValue[] } | undefined {
   if (raw === undefined || raw === null) return undefined;
   // Both `{"values": [...]}` and a bare list (older SDKs) are valid.
-  const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw.values) ? raw.values : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : isObject(raw) && Array.isArray(raw.values)
+      ? raw.values
+      : undefined;
   if (!list) {
     notes.add("invalid_data", "exception", raw);
     return undefined;
@@ -261,13 +282,21 @@ function frame(raw: unknown, path: string, notes: Notes): Frame | undefined {
   set("post_context", strList(f.post_context, `${path}.post_context`, notes, 10, 1024));
   set("instruction_addr", str(f.instruction_addr, `${path}.instruction_addr`, notes, 64));
   const vars = obj(f.vars, `${path}.vars`, notes);
-  if (vars) out.vars = bag(vars, { depth: 4, keys: 50, items: 50, stringLength: 512 }) as Record<string, unknown>;
+  if (vars)
+    out.vars = bag(vars, { depth: 4, keys: 50, items: 50, stringLength: 512 }) as Record<
+      string,
+      unknown
+    >;
   return out;
 }
 
 function threads(raw: unknown, notes: Notes): NormalizedEvent["threads"] {
   if (raw === undefined || raw === null) return undefined;
-  const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw.values) ? raw.values : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : isObject(raw) && Array.isArray(raw.values)
+      ? raw.values
+      : undefined;
   if (!list) {
     notes.add("invalid_data", "threads", raw);
     return undefined;
@@ -293,7 +322,11 @@ function threads(raw: unknown, notes: Notes): NormalizedEvent["threads"] {
 
 function breadcrumbs(raw: unknown, notes: Notes): Breadcrumb[] {
   if (raw === undefined || raw === null) return [];
-  const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw.values) ? raw.values : undefined;
+  const list = Array.isArray(raw)
+    ? raw
+    : isObject(raw) && Array.isArray(raw.values)
+      ? raw.values
+      : undefined;
   if (!list) {
     notes.add("invalid_data", "breadcrumbs", raw);
     return [];
@@ -316,7 +349,8 @@ function breadcrumbs(raw: unknown, notes: Notes): Breadcrumb[] {
     if (category !== undefined) crumb.category = category;
     if (lvl !== undefined) crumb.level = LEVELS[lvl.toLowerCase()] ?? lvl;
     if (message !== undefined) crumb.message = message;
-    if (b.data !== undefined) crumb.data = bag(b.data, { depth: 4, keys: 50, items: 50, stringLength: 1024 });
+    if (b.data !== undefined)
+      crumb.data = bag(b.data, { depth: 4, keys: 50, items: 50, stringLength: 1024 });
     out.push(crumb);
   }
   return out;
@@ -336,7 +370,8 @@ function user(raw: unknown, notes: Notes): EventUser | undefined {
   if (username !== undefined) out.username = username;
   if (ip !== undefined) out.ip_address = ip;
   if (name !== undefined) out.name = name;
-  if (u.geo !== undefined) out.geo = bag(u.geo, { depth: 2, keys: 20, items: 10, stringLength: 256 });
+  if (u.geo !== undefined)
+    out.geo = bag(u.geo, { depth: 2, keys: 20, items: 10, stringLength: 256 });
   if (u.data !== undefined) out.data = bag(u.data);
   return Object.keys(out).length > 0 ? out : undefined;
 }
@@ -382,7 +417,14 @@ function sdk(raw: unknown, notes: Notes): EventSdk | undefined {
   if (integrations) out.integrations = integrations;
   if (Array.isArray(s.packages)) {
     out.packages = s.packages.slice(0, 50).flatMap((p) =>
-      isObject(p) ? [{ name: str(p.name, "sdk.packages.name", notes, 128), version: str(p.version, "sdk.packages.version", notes, 64) }] : [],
+      isObject(p)
+        ? [
+            {
+              name: str(p.name, "sdk.packages.name", notes, 128),
+              version: str(p.version, "sdk.packages.version", notes, 64),
+            },
+          ]
+        : [],
     );
   }
   return out;

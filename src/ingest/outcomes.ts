@@ -10,9 +10,26 @@ export type Outcome = "accepted" | "filtered" | "rate_limited" | "invalid" | "cl
 const HOUR = 3_600_000;
 
 export class OutcomeCounter {
-  private counts = new Map<string, { projectId: number; hour: number; category: string; outcome: Outcome; reason: string; quantity: number }>();
+  private counts = new Map<
+    string,
+    {
+      projectId: number;
+      hour: number;
+      category: string;
+      outcome: Outcome;
+      reason: string;
+      quantity: number;
+    }
+  >();
 
-  add(projectId: number, atMs: number, category: string, outcome: Outcome, reason: string, quantity = 1): void {
+  add(
+    projectId: number,
+    atMs: number,
+    category: string,
+    outcome: Outcome,
+    reason: string,
+    quantity = 1,
+  ): void {
     if (quantity <= 0) return;
     const hour = Math.floor(atMs / HOUR) * HOUR;
     const key = `${projectId}\u0000${hour}\u0000${category}\u0000${outcome}\u0000${reason}`;
@@ -39,9 +56,9 @@ export class OutcomeCounter {
         .insertInto("outcomes")
         .values(rows.slice(i, i + 500))
         .onConflict((oc) =>
-          oc
-            .columns(["project_id", "hour", "category", "outcome", "reason"])
-            .doUpdateSet((eb) => ({ quantity: eb("outcomes.quantity", "+", eb.ref("excluded.quantity")) })),
+          oc.columns(["project_id", "hour", "category", "outcome", "reason"]).doUpdateSet((eb) => ({
+            quantity: eb("outcomes.quantity", "+", eb.ref("excluded.quantity")),
+          })),
         )
         .execute();
     }

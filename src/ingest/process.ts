@@ -35,7 +35,13 @@ export function processEnvelopes(envelopes: QueuedEnvelope[]): ProcessedBatch {
     } catch (err) {
       // A bug here must not wedge the queue: the envelope is counted and the batch goes on.
       console.error(`[worker] envelope ${envelope.id} failed to process:`, err);
-      batch.outcomes.add(envelope.projectId, envelope.receivedAt, "error", "invalid", "internal_error");
+      batch.outcomes.add(
+        envelope.projectId,
+        envelope.receivedAt,
+        "error",
+        "invalid",
+        "internal_error",
+      );
     }
   }
   return batch;
@@ -66,7 +72,12 @@ function processEnvelope(envelope: QueuedEnvelope, batch: ProcessedBatch): void 
   }
 }
 
-function processItem(item: FramedItem, envelopeEventId: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+function processItem(
+  item: FramedItem,
+  envelopeEventId: unknown,
+  envelope: QueuedEnvelope,
+  batch: ProcessedBatch,
+): void {
   const { projectId, receivedAt } = envelope;
   const type = item.header.type;
   const info = itemTypeInfo(type);
@@ -83,11 +94,23 @@ function processItem(item: FramedItem, envelopeEventId: unknown, envelope: Queue
       return;
     default:
       // Stored by later stages of the protocol work; counted so nothing vanishes unseen.
-      batch.outcomes.add(projectId, receivedAt, info.category, "filtered", "item_type_not_stored", itemQuantity(item.header));
+      batch.outcomes.add(
+        projectId,
+        receivedAt,
+        info.category,
+        "filtered",
+        "item_type_not_stored",
+        itemQuantity(item.header),
+      );
   }
 }
 
-function addEvent(raw: unknown, envelopeEventId: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+function addEvent(
+  raw: unknown,
+  envelopeEventId: unknown,
+  envelope: QueuedEnvelope,
+  batch: ProcessedBatch,
+): void {
   const { projectId, receivedAt } = envelope;
   if (isObject(raw) && raw.type === "transaction") {
     batch.outcomes.add(projectId, receivedAt, "transaction", "filtered", "item_type_not_stored");
@@ -111,13 +134,20 @@ function addEvent(raw: unknown, envelopeEventId: unknown, envelope: QueuedEnvelo
 /** The SDK's own count of what it discarded before sending (queue full, sampling, …). */
 function addClientReport(raw: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
   if (!isObject(raw) || !Array.isArray(raw.discarded_events)) {
-    batch.outcomes.add(envelope.projectId, envelope.receivedAt, "internal", "invalid", "invalid_client_report");
+    batch.outcomes.add(
+      envelope.projectId,
+      envelope.receivedAt,
+      "internal",
+      "invalid",
+      "invalid_client_report",
+    );
     return;
   }
   for (const d of raw.discarded_events.slice(0, 100)) {
     if (!isObject(d)) continue;
     const { reason, category, quantity } = d;
-    if (typeof reason !== "string" || typeof category !== "string" || typeof quantity !== "number") continue;
+    if (typeof reason !== "string" || typeof category !== "string" || typeof quantity !== "number")
+      continue;
     if (!Number.isInteger(quantity) || quantity <= 0) continue;
     batch.outcomes.add(
       envelope.projectId,

@@ -1,7 +1,13 @@
-import type { Db } from "../db/connection";
 import { sql } from "kysely";
+import type { Db } from "../db/connection";
 import { GroupCommit } from "./group-commit";
-import { lastIdWithinBytes, type QueuedEnvelope, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
+import {
+  lastIdWithinBytes,
+  type QueuedEnvelope,
+  type QueueReader,
+  type QueueWriter,
+  type RawEnvelope,
+} from "./queue";
 
 /**
  * The PostgreSQL queue is the `ingest_queue` table. Writers insert many envelopes in one

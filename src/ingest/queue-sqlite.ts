@@ -3,7 +3,13 @@ import type SqliteDatabase from "better-sqlite3";
 import { type Db, openSqlite } from "../db/connection";
 import { env } from "../env";
 import { GroupCommit } from "./group-commit";
-import { lastIdWithinBytes, type QueuedEnvelope, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
+import {
+  lastIdWithinBytes,
+  type QueuedEnvelope,
+  type QueueReader,
+  type QueueWriter,
+  type RawEnvelope,
+} from "./queue";
 
 /**
  * The SQLite queue lives in a file of its own beside the database. Accepting then never
@@ -32,7 +38,11 @@ export function queueFileFor(mainPath: string): string {
 }
 
 async function readMark(db: Db): Promise<number> {
-  const row = await db.kysely.selectFrom("worker_state").select("value").where("name", "=", MARK).executeTakeFirst();
+  const row = await db.kysely
+    .selectFrom("worker_state")
+    .select("value")
+    .where("name", "=", MARK)
+    .executeTakeFirst();
   return row?.value ?? 0;
 }
 
@@ -87,7 +97,9 @@ export async function openSqliteQueue(db: Db) {
     },
 
     reader(): QueueReader {
-      const sizes = sqlite.prepare("SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?");
+      const sizes = sqlite.prepare(
+        "SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?",
+      );
       const select = sqlite.prepare(
         "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? AND id <= ? ORDER BY id",
       );

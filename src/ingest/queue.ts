@@ -49,11 +49,15 @@ export interface QueueReader {
 }
 
 export function openQueueWriter(db: Db): Promise<QueueWriter> {
-  return db.dialect === "sqlite" ? openSqliteQueue(db).then((q) => q.writer()) : Promise.resolve(openPostgresQueue(db).writer());
+  return db.dialect === "sqlite"
+    ? openSqliteQueue(db).then((q) => q.writer())
+    : Promise.resolve(openPostgresQueue(db).writer());
 }
 
 export function openQueueReader(db: Db): Promise<QueueReader> {
-  return db.dialect === "sqlite" ? openSqliteQueue(db).then((q) => q.reader()) : Promise.resolve(openPostgresQueue(db).reader());
+  return db.dialect === "sqlite"
+    ? openSqliteQueue(db).then((q) => q.reader())
+    : Promise.resolve(openPostgresQueue(db).reader());
 }
 
 /** A batch holds at most BATCH_BYTES of envelopes (and always at least one). */

@@ -1,4 +1,4 @@
-import { type Transaction, sql } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import type { ProcessedBatch, ProcessedEvent } from "./process";
 
@@ -37,7 +37,10 @@ function groupKey(projectId: number, fingerprint: string): string {
 }
 
 /** SDKs retry; an event id seen before (in this batch or stored) is counted, not stored. */
-async function dropDuplicates(batch: ProcessedBatch, trx: Transaction<Database>): Promise<ProcessedEvent[]> {
+async function dropDuplicates(
+  batch: ProcessedBatch,
+  trx: Transaction<Database>,
+): Promise<ProcessedEvent[]> {
   const unique = new Map<string, ProcessedEvent>();
   const byProject = new Map<number, string[]>();
   for (const e of batch.events) {
@@ -77,7 +80,14 @@ function groupByIssue(events: ProcessedEvent[]): Map<string, IssueGroup> {
     const ts = Math.round(e.event.timestamp * 1000);
     const g = groups.get(key);
     if (!g) {
-      groups.set(key, { projectId: e.projectId, fingerprint: e.grouping.hash, count: 1, firstSeen: ts, lastSeen: ts, newest: e });
+      groups.set(key, {
+        projectId: e.projectId,
+        fingerprint: e.grouping.hash,
+        count: 1,
+        firstSeen: ts,
+        lastSeen: ts,
+        newest: e,
+      });
       continue;
     }
     g.count++;
@@ -90,7 +100,10 @@ function groupByIssue(events: ProcessedEvent[]): Map<string, IssueGroup> {
   return groups;
 }
 
-async function upsertIssues(groups: Map<string, IssueGroup>, trx: Transaction<Database>): Promise<void> {
+async function upsertIssues(
+  groups: Map<string, IssueGroup>,
+  trx: Transaction<Database>,
+): Promise<void> {
   const list = [...groups.values()];
   for (let i = 0; i < list.length; i += CHUNK) {
     const rows = await trx
@@ -129,8 +142,12 @@ async function upsertIssues(groups: Map<string, IssueGroup>, trx: Transaction<Da
           value: newerWins("value"),
           metadata: newerWins("metadata"),
           // A new event on a resolved issue reopens it, marked as a regression.
-          substatus: sql<string | null>`CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.substatus END`,
-          status: sql<"unresolved" | "resolved" | "ignored">`CASE WHEN issues.status = 'resolved' THEN 'unresolved' ELSE issues.status END`,
+          substatus: sql<
+            string | null
+          >`CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.substatus END`,
+          status: sql<
+            "unresolved" | "resolved" | "ignored"
+          >`CASE WHEN issues.status = 'resolved' THEN 'unresolved' ELSE issues.status END`,
         })),
       )
       .returning(["id", "project_id", "fingerprint"])
@@ -153,7 +170,11 @@ function issueIdOf(e: ProcessedEvent, groups: Map<string, IssueGroup>): number {
   return id;
 }
 
-async function insertEvents(events: ProcessedEvent[], groups: Map<string, IssueGroup>, trx: Transaction<Database>): Promise<void> {
+async function insertEvents(
+  events: ProcessedEvent[],
+  groups: Map<string, IssueGroup>,
+  trx: Transaction<Database>,
+): Promise<void> {
   for (let i = 0; i < events.length; i += CHUNK) {
     await trx
       .insertInto("events")
@@ -187,7 +208,11 @@ function traceIdOf(e: ProcessedEvent): string | null {
 }
 
 /** Distinct users per issue: a row per (issue, user); only new rows raise the count. */
-async function countUsers(events: ProcessedEvent[], groups: Map<string, IssueGroup>, trx: Transaction<Database>): Promise<void> {
+async function countUsers(
+  events: ProcessedEvent[],
+  groups: Map<string, IssueGroup>,
+  trx: Transaction<Database>,
+): Promise<void> {
   const pairs = new Map<string, { issue_id: number; user_key: string }>();
   for (const e of events) {
     if (!e.userKey) continue;

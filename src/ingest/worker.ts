@@ -1,5 +1,5 @@
-import type { QueueReader } from "./queue";
 import { processEnvelopes } from "./process";
+import type { QueueReader } from "./queue";
 import { storeBatch } from "./store";
 
 /**

@@ -6,7 +6,12 @@ import { findProjectBySlugs } from "../projects/queries";
 import { getIssue, listIssues } from "./queries";
 
 /** The issue endpoints of the read API, in Sentry's shapes. */
-export async function projectIssuesResponse(db: Db, orgSlug: string, projectSlug: string, query: string | null) {
+export async function projectIssuesResponse(
+  db: Db,
+  orgSlug: string,
+  projectSlug: string,
+  query: string | null,
+) {
   const project = await findProjectBySlugs(db, orgSlug, projectSlug);
   if (!project) throw new AppError("not_found", "project not found");
   const text = freeText(query ?? "");

@@ -1,6 +1,6 @@
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { IssueTable } from "../db/schema";
-import { type Selectable, sql } from "kysely";
 
 export type IssueRow = Selectable<IssueTable>;
 
@@ -27,7 +27,10 @@ export async function listIssues(db: Db, options: IssueListOptions): Promise<Iss
   return query.execute();
 }
 
-export async function getIssue(db: Db, id: number): Promise<(IssueRow & { orgSlug: string; projectSlug: string }) | undefined> {
+export async function getIssue(
+  db: Db,
+  id: number,
+): Promise<(IssueRow & { orgSlug: string; projectSlug: string }) | undefined> {
   return db.kysely
     .selectFrom("issues")
     .innerJoin("projects", "projects.id", "issues.project_id")

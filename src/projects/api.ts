@@ -5,7 +5,12 @@ import { formatDsn } from "./dsn";
 import { findProjectBySlugs, listProjectKeys } from "./queries";
 
 /** GET /api/0/projects/<org>/<project>/keys/ in Sentry's shape. */
-export async function projectKeysResponse(db: Db, orgSlug: string, projectSlug: string, requestUrl: URL) {
+export async function projectKeysResponse(
+  db: Db,
+  orgSlug: string,
+  projectSlug: string,
+  requestUrl: URL,
+) {
   const project = await findProjectBySlugs(db, orgSlug, projectSlug);
   if (!project) throw new AppError("not_found", "project not found");
   const base = env().FAULTLINE_URL ?? requestUrl.origin;

@@ -16,7 +16,9 @@ export function formatDsn(baseUrl: string, publicKey: string, projectId: number)
 }
 
 /** Parses a DSN as an SDK would; null when it is not one. */
-export function parseDsn(dsn: string): { publicKey: string; projectId: string; host: string } | null {
+export function parseDsn(
+  dsn: string,
+): { publicKey: string; projectId: string; host: string } | null {
   let url: URL;
   try {
     url = new URL(dsn);

@@ -11,7 +11,8 @@ import { migrateToLatest } from "../../src/db/migrate";
  * PostgreSQL of TEST_DATABASE_URL. PostgreSQL is skipped only outside CI; in CI an
  * unreachable server fails the run, so a green CI always means both were tested.
  */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 export interface TestDatabase {
   /** DATABASE_URL for a server process using this database. */
@@ -22,14 +23,19 @@ export interface TestDatabase {
 }
 
 export async function postgresAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3000 });
+  const client = new pg.Client({
+    connectionString: TEST_DATABASE_URL,
+    connectionTimeoutMillis: 3000,
+  });
   try {
     await client.connect();
     await client.end();
     return true;
   } catch (err) {
     if (process.env.CI === "true") {
-      throw new Error(`PostgreSQL at ${TEST_DATABASE_URL} is unreachable in CI: ${(err as Error).message}`);
+      throw new Error(
+        `PostgreSQL at ${TEST_DATABASE_URL} is unreachable in CI: ${(err as Error).message}`,
+      );
     }
     return false;
   }
@@ -76,9 +82,14 @@ export async function postgresDatabase(): Promise<TestDatabase> {
 }
 
 /** The dialects to run storage tests on, for `describe.each`. */
-export async function testDialects(): Promise<{ name: string; create: () => Promise<TestDatabase> }[]> {
+export async function testDialects(): Promise<
+  { name: string; create: () => Promise<TestDatabase> }[]
+> {
   const list = [{ name: "sqlite", create: sqliteDatabase }];
   if (await postgresAvailable()) list.push({ name: "postgres", create: postgresDatabase });
-  else console.warn(`[tests] PostgreSQL unreachable at ${TEST_DATABASE_URL}; running SQLite only (not in CI)`);
+  else
+    console.warn(
+      `[tests] PostgreSQL unreachable at ${TEST_DATABASE_URL}; running SQLite only (not in CI)`,
+    );
   return list;
 }

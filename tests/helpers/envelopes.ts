@@ -11,8 +11,14 @@ export type Item = { type: string; payload: unknown; headers?: Record<string, un
 export function buildEnvelope(items: Item[], header: Record<string, unknown> = {}): Buffer {
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify(header)}\n`)];
   for (const item of items) {
-    const payload = Buffer.from(typeof item.payload === "string" ? item.payload : JSON.stringify(item.payload));
-    parts.push(Buffer.from(`${JSON.stringify({ type: item.type, length: payload.length, ...item.headers })}\n`));
+    const payload = Buffer.from(
+      typeof item.payload === "string" ? item.payload : JSON.stringify(item.payload),
+    );
+    parts.push(
+      Buffer.from(
+        `${JSON.stringify({ type: item.type, length: payload.length, ...item.headers })}\n`,
+      ),
+    );
     parts.push(payload, Buffer.from("\n"));
   }
   return Buffer.concat(parts);
@@ -23,7 +29,9 @@ export function newEventId(): string {
 }
 
 type RealEvent = Record<string, unknown> & {
-  exception: { values: { type: string; value: string; stacktrace: { frames: Record<string, unknown>[] } }[] };
+  exception: {
+    values: { type: string; value: string; stacktrace: { frames: Record<string, unknown>[] } }[];
+  };
 };
 
 /** The first exception event the real @sentry/node SDK sent, as parsed JSON. */
@@ -41,7 +49,10 @@ export function realNodeErrorEvent(): RealEvent {
 }
 
 /** A variation of the real event: fresh id, given message, and optionally another code path. */
-export function variant(base: RealEvent, opts: { value?: string; path?: string; user?: string; eventId?: string } = {}): RealEvent {
+export function variant(
+  base: RealEvent,
+  opts: { value?: string; path?: string; user?: string; eventId?: string } = {},
+): RealEvent {
   const event = structuredClone(base);
   event.event_id = opts.eventId ?? newEventId();
   event.timestamp = Date.now() / 1000;

@@ -14,11 +14,25 @@ export async function addFixtureProject(databaseUrl: string): Promise<void> {
     const now = Date.now();
     await db.kysely
       .insertInto("projects")
-      .values({ id: FIXTURE_PROJECT_ID, organization_id: 1, slug: "fixtures", name: "Fixtures", platform: null, created_at: now })
+      .values({
+        id: FIXTURE_PROJECT_ID,
+        organization_id: 1,
+        slug: "fixtures",
+        name: "Fixtures",
+        platform: null,
+        created_at: now,
+      })
       .execute();
     await db.kysely
       .insertInto("project_keys")
-      .values({ project_id: FIXTURE_PROJECT_ID, public_key: FIXTURE_KEY, secret_key: "0".repeat(32), label: "fixtures", enabled: 1, created_at: now })
+      .values({
+        project_id: FIXTURE_PROJECT_ID,
+        public_key: FIXTURE_KEY,
+        secret_key: "0".repeat(32),
+        label: "fixtures",
+        enabled: 1,
+        created_at: now,
+      })
       .execute();
   } finally {
     await db.close();

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { repoRoot } from "./root";
 
 /** Envelopes captured from the real SDKs by scripts/capture-fixtures.mjs. */
-export const FIXTURE_DIR = path.resolve(import.meta.dirname, "../fixtures/envelopes");
+export const FIXTURE_DIR = path.join(repoRoot(), "tests/fixtures/envelopes");
 
 export interface Fixture {
   name: string;
@@ -16,22 +17,33 @@ export interface Fixture {
     sdkVersion?: string;
     path: string;
     query?: string;
-    headers: Record<string, string>;
+    headers: Record<string, string | null>;
     itemTypes: string[];
     contentEncoding?: string | null;
     publicKey: string;
   };
 }
 
+function decode(raw: Buffer, encoding: string): Buffer {
+  if (encoding === "gzip") return zlib.gunzipSync(raw);
+  if (encoding === "deflate") return zlib.inflateSync(raw);
+  if (encoding === "br") return zlib.brotliDecompressSync(raw);
+  return raw;
+}
+
 export function loadFixtures(filter?: (f: Fixture) => boolean): Fixture[] {
-  const names = fs.readdirSync(FIXTURE_DIR).filter((n) => n.endsWith(".envelope")).sort();
+  const names = fs
+    .readdirSync(FIXTURE_DIR)
+    .filter((n) => n.endsWith(".envelope"))
+    .sort();
   const all = names.map((file) => {
     const name = file.replace(/\.envelope$/, "");
     const raw = fs.readFileSync(path.join(FIXTURE_DIR, file));
-    const meta = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, `${name}.json`), "utf8")) as Fixture["meta"];
+    const meta = JSON.parse(
+      fs.readFileSync(path.join(FIXTURE_DIR, `${name}.json`), "utf8"),
+    ) as Fixture["meta"];
     const encoding = (meta.contentEncoding ?? meta.headers["content-encoding"] ?? "").toLowerCase();
-    const body = encoding === "gzip" ? zlib.gunzipSync(raw) : encoding === "deflate" ? zlib.inflateSync(raw) : encoding === "br" ? zlib.brotliDecompressSync(raw) : raw;
-    return { name, raw, body, meta };
+    return { name, raw, body: decode(raw, encoding), meta };
   });
   return filter ? all.filter(filter) : all;
 }

@@ -2,12 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { repoRoot } from "./root";
 
 /**
  * Starts the real production server (dist/server.js, built by `npm test`) on a free port
  * with its own data directory, and stops it afterwards.
  */
-export const ROOT = path.resolve(import.meta.dirname, "../..");
+export const ROOT = repoRoot();
 export const API_TOKEN = "test-token-0123456789";
 
 export interface RunningServer {
@@ -31,7 +32,8 @@ export interface ServerOptions {
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const server = path.join(ROOT, "dist/server.js");
-  if (!fs.existsSync(server)) throw new Error("dist/server.js is missing: run `npm run build` (npm test does)");
+  if (!fs.existsSync(server))
+    throw new Error("dist/server.js is missing: run `npm run build` (npm test does)");
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "faultline-srv-"));
   const child = spawn(process.execPath, [server], {
     cwd: ROOT,
@@ -53,7 +55,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   child.stderr?.on("data", (d) => {
     output += d;
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
 
   const started = Date.now();
   let port = 0;
@@ -97,7 +101,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 }
 
 /** Polls until `check` returns a truthy value, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, what = "condition"): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const value = await check();
