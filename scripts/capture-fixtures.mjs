@@ -96,7 +96,8 @@ async function main() {
   const optionalFailures = [];
   if (run("nextjs")) {
     try {
-      await runNextScenario(recorder);
+      // Leave ~45 s after the build for driving the app, so the whole run stays under the watchdog.
+      await runNextScenario(recorder, startedAt + OVERALL_TIMEOUT_MS - 45_000);
     } catch (err) {
       optionalFailures.push(`nextjs: ${err?.message || err}`);
       console.error(
@@ -117,6 +118,7 @@ async function main() {
     );
   }
   for (const f of optionalFailures) console.warn(`[capture] optional scenario skipped: ${f}`);
+  failures.push(...verifyFixtures(written, ["node", "browser"].filter(run)));
   if (failures.length) {
     console.error(`[capture] ${failures.length} required scenario(s) failed`);
     process.exit(1);
@@ -157,7 +159,7 @@ function startRecorder() {
         const body = Buffer.concat(chunks);
         const pick = (h) => (req.headers[h] === undefined ? null : req.headers[h]);
         records.push({
-          label: (labeler && labeler(req)) || label,
+          label: labeler?.(req) || label,
           receivedAt: Date.now(),
           method: req.method,
           path: url.pathname,
@@ -913,7 +915,7 @@ function freePort() {
   });
 }
 
-async function runNextScenario(recorder) {
+async function runNextScenario(recorder, buildDeadline) {
   await waitForChromium();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-next-fixture-"));
   console.log(`[capture] nextjs: app in ${dir}`);
@@ -932,13 +934,19 @@ async function runNextScenario(recorder) {
   };
   console.log("[capture] nextjs: next build --webpack");
   const t0 = Date.now();
-  // Webpack rather than Turbopack: Turbopack refuses a node_modules symlink that points outside the app.
-  await runProcess(process.execPath, [nextBin, "build", "--webpack"], {
-    cwd: dir,
-    env,
-    timeoutMs: 120_000,
-    name: "next build",
-  });
+  // Webpack rather than Turbopack (a precaution, not tested): node_modules is a symlink pointing
+  // outside the app, and Turbopack restricts files to the project root.
+  try {
+    await runProcess(process.execPath, [nextBin, "build", "--webpack"], {
+      cwd: dir,
+      env,
+      timeoutMs: Math.min(150_000, buildDeadline - Date.now()),
+      name: "next build",
+    });
+  } catch (err) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   console.log(`[capture] nextjs: built in ${Math.round((Date.now() - t0) / 1000)} s`);
 
   const appPort = await freePort();
@@ -1048,6 +1056,91 @@ async function runNextScenario(recorder) {
     recorder.setLabeler(null);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Sanity checks on what was captured; returns a list of problems. */
+function verifyFixtures(written, sdks) {
+  const problems = [];
+  const check = (ok, what) => {
+    console.log(`[capture] ${ok ? "ok  " : "FAIL"} ${what}`);
+    if (!ok) problems.push(`check failed: ${what}`);
+  };
+  const events = (prefix) =>
+    written
+      .filter((f) => f.scenario.startsWith(prefix))
+      .flatMap((f) => f.items.filter((i) => i.type === "event"));
+  if (sdks.includes("node")) {
+    const ex = events("node-exception");
+    check(
+      ex.some(
+        (e) =>
+          e.exceptions?.[0]?.frames > 2 &&
+          e.breadcrumbs >= 3 &&
+          e.user &&
+          e.tags &&
+          e.contexts?.includes("order"),
+      ),
+      "node-exception: event with frames, breadcrumbs, user, tags and the custom context",
+    );
+    check(
+      events("node-linked-errors").some((e) => e.exceptions?.length >= 3),
+      "node-linked-errors: 3-level cause chain",
+    );
+    check(
+      events("node-message").some((e) => e.level === "warning"),
+      "node-message: warning-level message event",
+    );
+    check(
+      written.some(
+        (f) =>
+          f.scenario === "node-large-gzip" &&
+          f.contentEncoding === "gzip" &&
+          f.itemTypes.includes("event"),
+      ),
+      "node-large-gzip: gzip-encoded event",
+    );
+    check(
+      written.some((f) => f.scenario === "node-transaction" && f.itemTypes.includes("span")),
+      "node-transaction: span container",
+    );
+    check(
+      written.some((f) => f.scenario === "node-logs" && f.itemTypes.includes("log")),
+      "node-logs: log container",
+    );
+    check(
+      written.some(
+        (f) => f.scenario === "node-static-transaction" && f.itemTypes.includes("transaction"),
+      ),
+      "node-static-transaction: transaction item",
+    );
+    check(
+      events("node-uncaught-exception").some((e) => e.exceptions?.[0]?.handled === false),
+      "node-uncaught-exception: unhandled exception event",
+    );
+  }
+  if (sdks.includes("browser")) {
+    for (const step of [
+      "browser-window-error",
+      "browser-unhandled-rejection",
+      "browser-capture-exception",
+    ]) {
+      check(
+        events(step).some((e) => e.exceptions?.some((x) => x.frames > 0)),
+        `${step}: exception event with stack frames`,
+      );
+    }
+    check(
+      events("browser-window-error").some((e) =>
+        ["ui.click", "console", "fetch"].every((c) => e.breadcrumbCategories?.includes(c)),
+      ),
+      "browser-window-error: click, console and fetch breadcrumbs",
+    );
+  }
+  const total = fs
+    .readdirSync(OUT_DIR)
+    .reduce((n, f) => n + fs.statSync(path.join(OUT_DIR, f)).size, 0);
+  check(total < 2 * 1024 * 1024, `fixture folder is ${Math.round(total / 1024)} KiB (< 2 MiB)`);
+  return problems;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1162,6 +1255,9 @@ function summarizeItem({ header, payload }) {
 
 function describe(label, items) {
   const parts = items.map((it) => {
+    if (it.exceptions && it.message) {
+      return `event (${it.level}): message "${it.message}" + type-less exception with ${it.exceptions[0].frames} frames`;
+    }
     if (it.exceptions) {
       const top = it.exceptions[it.exceptions.length - 1];
       const chain = it.exceptions.length > 1 ? ` (+${it.exceptions.length - 1} linked)` : "";
@@ -1271,8 +1367,13 @@ Real request bodies sent by the real Sentry JavaScript SDKs to a local recording
 
 \`\`\`sh
 node scripts/capture-fixtures.mjs              # needs /usr/bin/chromium (apt-get install chromium)
-node scripts/capture-fixtures.mjs --no-nextjs  # skip the optional Next.js scenario
+node scripts/capture-fixtures.mjs --no-nextjs  # skip the optional Next.js scenario (keeps nextjs-* files)
+node scripts/capture-fixtures.mjs --only=node   # only one SDK (node | browser | nextjs, comma-separated)
 \`\`\`
+
+It needs only what is in \`node_modules\` (@sentry/node, @sentry/browser, @sentry/nextjs, esbuild,
+playwright-core, next, react) plus Debian Chromium at \`/usr/bin/chromium\`, and ends by itself in ~1.5 min
+(most of it is \`next build\`).
 
 The script starts a recorder on \`127.0.0.1:<random port>\`, points each SDK at
 \`http://${PUBLIC_KEY}@127.0.0.1:<port>/${PROJECT_ID}\`, drives a set of named steps and stores every
@@ -1282,9 +1383,10 @@ Event ids, trace ids, timestamps, ports and the order of requests inside a step 
 ## Files
 
 - \`<sdk>-<step>-<n>.envelope\` — the request body **byte for byte as received** (gzip bodies stay gzipped;
-  check the sidecar's \`contentEncoding\`). Nothing is rewritten: the DSN public key inside
-  (envelope header \`dsn\`, \`trace.public_key\`) is the fixed key \`${PUBLIC_KEY}\`, project \`${PROJECT_ID}\`.
-  The port in \`dsn\` is whatever the recorder got, so tests should not depend on it.
+  check the sidecar's \`contentEncoding\`). Nothing is rewritten: the public key is the fixed
+  \`${PUBLIC_KEY}\` (project \`${PROJECT_ID}\`); it appears in the query string (\`sentry_key=\`) and in
+  the envelope header's \`trace.public_key\`. Substitute it (and the \`/api/42/\` path) to replay into
+  another project.
 - \`<same name>.json\` — sidecar: \`sdk\`, \`sdkPackage\`, \`sdkVersion\`, \`sdkName\`, \`publicKey\`, \`projectId\`,
   \`method\`, \`path\`, \`query\` (without \`?\`), \`headers\` (content-type, content-encoding, x-sentry-auth,
   authorization, content-length, transfer-encoding, user-agent, origin; \`null\` when absent),
@@ -1294,6 +1396,32 @@ Event ids, trace ids, timestamps, ports and the order of requests inside a step 
 Parsing rule used for \`itemTypes\`: line 1 is the envelope header JSON; then each item is a header line
 followed by its payload — if the item header has a numeric \`length\`, exactly that many bytes followed by an
 optional \`\\n\`, otherwise everything up to the next \`\\n\` (or end of body).
+
+## What the SDKs actually send (observed when these fixtures were captured)
+
+- **Auth is in the query string only**: \`?sentry_version=7&sentry_key=<key>&sentry_client=sentry.javascript.<sdk>%2F<version>\`.
+  No \`X-Sentry-Auth\`, no \`Authorization\` header from any of the three SDKs. Path is \`/api/42/envelope/\`.
+- **@sentry/node (and the Next.js server side)**: no \`Content-Type\` header at all, \`Transfer-Encoding: chunked\`
+  (no \`Content-Length\`), \`User-Agent: sentry.javascript.node/11.12.0\` (\`sentry.javascript.nextjs/…\` for Next).
+  Bodies over 32 KiB are sent with \`Content-Encoding: gzip\` (see the \`node-large-gzip\` fixture).
+- **Browser (and the Next.js client side)**: \`fetch\` with \`Content-Type: text/plain;charset=UTF-8\` (a CORS-"simple"
+  request, so no preflight even cross-origin), \`Content-Length\`, an \`Origin\` header, never compressed.
+- **Envelope headers never contain \`dsn\`** (only with a tunnel). Event/transaction envelopes: \`event_id\`, \`sent_at\`,
+  \`sdk\`, \`trace\` (dynamic sampling context). Session envelopes: \`sent_at\` + \`sdk\`, no \`event_id\`.
+  Log envelopes: only \`sdk\` (no \`sent_at\`, no \`event_id\`). Span envelopes: \`sent_at\`, \`trace\`, \`sdk\`.
+- **Spans are streamed by default in v11** (\`traceLifecycle: "stream"\`): \`startSpan\` produces a
+  \`{"type":"span","item_count":N,"content_type":"application/vnd.sentry.items.span.v2+json"}\` item whose payload is
+  \`{"version":2,"items":[…]}\` (attributes as \`{"value":…,"type":…}\`, \`is_segment\`, \`start_timestamp\`/\`end_timestamp\`).
+  A classic \`transaction\` item only appears with \`traceLifecycle: "static"\` (\`node-static-transaction\`).
+  Spans of one trace can arrive split over several envelopes.
+- **Logs**: \`{"type":"log","item_count":N,"content_type":"application/vnd.sentry.items.log+json"}\`, payload \`{"items":[…]}\`.
+- **Sessions**: a \`session\` item is sent with the first error (node) / at page load (browser) and on updates;
+  browser status \`"unhandled"\` appears after an unhandled error; node reports \`"crashed"\` after an unhandled rejection and
+  \`"exited"\` at process end. An HTTP server sends \`sessions\` (aggregates) instead.
+- **Attachments** carry a numeric \`length\` and may contain \`\\n\`, \`\\r\` and arbitrary bytes (\`node-attachment\`).
+- **\`captureMessage\` on node** sends \`message\` plus an \`exception\` value *without \`type\`* that carries a stack trace.
+- \`breadcrumbs\` is a plain array in the event payload (not \`{values: […]}\`).
+- No \`client_report\` item was sent in any scenario (nothing was dropped).
 
 ## Fixtures
 

@@ -199,10 +199,10 @@ describe("bad input gets a clear status and stores nothing", () => {
       /declared length 999/,
     ],
     [
-      "event payload not JSON",
-      () => post(envelopePath(), '{}\n{"type":"event"}\n{oops'),
+      "event payload truncated",
+      () => post(envelopePath(), '{}\n{"type":"event"}\n{"message":"cut off'),
       400,
-      /payload is not valid JSON/,
+      /item 1 \(event\): payload is not a JSON object/,
     ],
     [
       "event payload not an object",

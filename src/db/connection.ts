@@ -34,14 +34,15 @@ export function resolveDatabaseUrl(url: string | undefined = env().DATABASE_URL)
   throw new Error(`DATABASE_URL must start with postgres://, postgresql:// or file: (got ${url})`);
 }
 
-export function openSqlite(file: string): SqliteDatabase.Database {
+export function openSqlite(file: string, cacheMiB = 16): SqliteDatabase.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma("journal_mode = WAL");
   // NORMAL in WAL mode loses nothing when the process dies, only on power loss.
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 10000");
-  sqlite.pragma("cache_size = -65536");
+  // Per connection; Faultline opens up to four (accept and worker, database and queue).
+  sqlite.pragma(`cache_size = -${cacheMiB * 1024}`);
   sqlite.pragma("temp_store = MEMORY");
   return sqlite;
 }

@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator } from "kysely";
+import { type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import type { Db } from "./connection";
 import * as m001 from "./migrations/001-initial";
 
@@ -10,7 +10,13 @@ const MIGRATIONS: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one; with
+  // several Faultline schemas in one database (tests, staging) that finds the wrong one.
+  const migrationTableSchema =
+    db.dialect === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({ db: db.kysely, provider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

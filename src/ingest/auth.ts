@@ -25,6 +25,19 @@ function keyFromSentryAuthHeader(value: string | undefined): string | undefined 
   return undefined;
 }
 
+const parsedDsns = new Map<string, ReturnType<typeof parseDsn>>();
+
+/** Every envelope from one SDK carries the same dsn string; parse each distinct one once. */
+function parseDsnCached(dsn: string): ReturnType<typeof parseDsn> {
+  let parsed = parsedDsns.get(dsn);
+  if (parsed === undefined) {
+    parsed = parseDsn(dsn);
+    if (parsedDsns.size >= 1000) parsedDsns.clear();
+    parsedDsns.set(dsn, parsed);
+  }
+  return parsed;
+}
+
 export function extractCredentials(
   query: URLSearchParams,
   headers: IncomingHttpHeaders,
@@ -40,7 +53,10 @@ export function extractCredentials(
 
   let dsnProjectId: string | undefined;
   if (envelopeDsn !== undefined && envelopeDsn !== null) {
-    const dsn = typeof envelopeDsn === "string" ? parseDsn(envelopeDsn) : null;
+    const dsn =
+      typeof envelopeDsn === "string" && envelopeDsn.length < 1024
+        ? parseDsnCached(envelopeDsn)
+        : null;
     if (!dsn) return { ok: false, status: 400, detail: 'envelope header "dsn" is not a valid DSN' };
     found.push({ source: "envelope header dsn", key: dsn.publicKey });
     dsnProjectId = dsn.projectId;

@@ -18,9 +18,12 @@ function refused(s: string | Buffer): string {
 
 describe("frameEnvelope: the spec's edge cases", () => {
   it("reads a sized item followed by an unsized one", () => {
-    const env = framed(
-      '{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}\n{"type":"attachment","length":10}\n\xef\xbb\xbfHello\r\n\n{"type":"event"}\n{"message":"hi"}\n',
-    );
+    const body = Buffer.concat([
+      b('{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}\n{"type":"attachment","length":10}\n'),
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      b('Hello\r\n\n{"type":"event"}\n{"message":"hi"}\n'),
+    ]);
+    const env = framed(body);
     expect(env.header.event_id).toBe("9ec79c33ec9942ab8353589fcb2e04dc");
     expect(env.items.map((i) => i.header.type)).toEqual(["attachment", "event"]);
     expect(env.items[0]?.payload.length).toBe(10);

@@ -1,4 +1,4 @@
-import { encodePayload } from "../events/payload";
+import type { PayloadEncoder } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
@@ -18,8 +18,8 @@ export interface ProcessedEvent {
   event: NormalizedEvent;
   grouping: Grouping;
   userKey: string | undefined;
-  /** The compressed payload for `events.payload`. */
-  payload: Buffer;
+  /** The compressed payload for `events.payload`, being compressed while the batch goes on. */
+  payload: Promise<Buffer>;
 }
 
 export interface ProcessedBatch {
@@ -27,11 +27,38 @@ export interface ProcessedBatch {
   outcomes: OutcomeCounter;
 }
 
-export function processEnvelopes(envelopes: QueuedEnvelope[]): ProcessedBatch {
+/** Waits for the batch's payloads; the store stage needs them as bytes. */
+async function withPayloads(batch: ProcessedBatch): Promise<StorableBatch> {
+  const payloads = await Promise.all(batch.events.map((e) => e.payload));
+  return {
+    ...batch,
+    events: batch.events.map((e, i) => ({ ...e, payload: payloads[i] as Buffer })),
+  };
+}
+
+export interface StorableEvent extends Omit<ProcessedEvent, "payload"> {
+  payload: Buffer;
+}
+
+export interface StorableBatch {
+  events: StorableEvent[];
+  outcomes: OutcomeCounter;
+}
+
+/**
+ * Processes a claimed batch. Every few envelopes it lets the event loop run: the payload
+ * compressions queued so far complete there, so the thread pool compresses while this
+ * thread parses instead of waiting until the whole batch was parsed.
+ */
+export async function processEnvelopes(
+  envelopes: QueuedEnvelope[],
+  encoder: PayloadEncoder,
+): Promise<StorableBatch> {
   const batch: ProcessedBatch = { events: [], outcomes: new OutcomeCounter() };
-  for (const envelope of envelopes) {
+  for (let i = 0; i < envelopes.length; i++) {
+    const envelope = envelopes[i] as QueuedEnvelope;
     try {
-      processEnvelope(envelope, batch);
+      processEnvelope(envelope, batch, encoder);
     } catch (err) {
       // A bug here must not wedge the queue: the envelope is counted and the batch goes on.
       console.error(`[worker] envelope ${envelope.id} failed to process:`, err);
@@ -43,9 +70,12 @@ export function processEnvelopes(envelopes: QueuedEnvelope[]): ProcessedBatch {
         "internal_error",
       );
     }
+    if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
   }
-  return batch;
+  return withPayloads(batch);
 }
+
+const YIELD_EVERY = 1;
 
 function parseJson(payload: Buffer): unknown {
   try {
@@ -55,10 +85,14 @@ function parseJson(payload: Buffer): unknown {
   }
 }
 
-function processEnvelope(envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+function processEnvelope(
+  envelope: QueuedEnvelope,
+  batch: ProcessedBatch,
+  encoder: PayloadEncoder,
+): void {
   const { projectId, receivedAt } = envelope;
   if (envelope.kind === "store") {
-    addEvent(parseJson(envelope.body), undefined, envelope, batch);
+    addEvent(parseJson(envelope.body), undefined, envelope, batch, encoder);
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -68,7 +102,7 @@ function processEnvelope(envelope: QueuedEnvelope, batch: ProcessedBatch): void 
     return;
   }
   for (const item of framed.value.items) {
-    processItem(item, framed.value.header.event_id, envelope, batch);
+    processItem(item, framed.value.header.event_id, envelope, batch, encoder);
   }
 }
 
@@ -77,6 +111,7 @@ function processItem(
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: ProcessedBatch,
+  encoder: PayloadEncoder,
 ): void {
   const { projectId, receivedAt } = envelope;
   const type = item.header.type;
@@ -87,7 +122,7 @@ function processItem(
   }
   switch (type) {
     case "event":
-      addEvent(parseJson(item.payload), envelopeEventId, envelope, batch);
+      addEvent(parseJson(item.payload), envelopeEventId, envelope, batch, encoder);
       return;
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
@@ -110,6 +145,7 @@ function addEvent(
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: ProcessedBatch,
+  encoder: PayloadEncoder,
 ): void {
   const { projectId, receivedAt } = envelope;
   if (isObject(raw) && raw.type === "transaction") {
@@ -127,7 +163,7 @@ function addEvent(
     event,
     grouping: groupEvent(event),
     userKey: userKey(event.user),
-    payload: encodePayload(event),
+    payload: encoder.encode(event),
   });
 }
 

@@ -72,7 +72,7 @@ export function openPostgresQueue(db: Db) {
               kind: r.kind === "store" ? "store" : "envelope",
               body: r.body,
             }));
-            await write(prepare(envelopes), trx);
+            await write(await prepare(envelopes), trx);
             await trx
               .deleteFrom("ingest_queue")
               .where(

@@ -58,7 +58,8 @@ interface QueueRow {
 export async function openSqliteQueue(db: Db) {
   if (!db.sqlitePath) throw new Error("SQLite queue needs a SQLite database");
   const file = queueFileFor(db.sqlitePath);
-  const sqlite: SqliteDatabase.Database = openSqlite(file);
+  // The queue is written once and read once: a small page cache is enough.
+  const sqlite: SqliteDatabase.Database = openSqlite(file, 4);
   if (env().FAULTLINE_SQLITE_SYNC === "full") sqlite.pragma("synchronous = FULL");
   sqlite.exec(CREATE_TABLE);
 
@@ -113,7 +114,7 @@ export async function openSqliteQueue(db: Db) {
           const rows = select.all(done, upTo) as QueueRow[];
           const last = rows[rows.length - 1];
           if (!last) return 0;
-          const prepared = prepare(rows.map(toEnvelope));
+          const prepared = await prepare(rows.map(toEnvelope));
           await db.kysely.transaction().execute(async (trx) => {
             await write(prepared, trx);
             await trx

@@ -40,7 +40,7 @@ export interface QueueReader {
    */
   processBatch<T>(
     limit: number,
-    prepare: (envelopes: QueuedEnvelope[]) => T,
+    prepare: (envelopes: QueuedEnvelope[]) => T | Promise<T>,
     write: (prepared: T, trx: Transaction<Database>) => Promise<void>,
   ): Promise<number>;
   /** Envelopes waiting, for health and backpressure. */

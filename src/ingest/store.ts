@@ -1,6 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
-import type { ProcessedBatch, ProcessedEvent } from "./process";
+import type { StorableBatch, StorableEvent } from "./process";
 
 /**
  * The store stage: one batch of processed events into the database, inside the caller's
@@ -16,11 +16,11 @@ interface IssueGroup {
   firstSeen: number;
   lastSeen: number;
   /** The newest event names the issue (title, culprit, level). */
-  newest: ProcessedEvent;
+  newest: StorableEvent;
   issueId?: number;
 }
 
-export async function storeBatch(batch: ProcessedBatch, trx: Transaction<Database>): Promise<void> {
+export async function storeBatch(batch: StorableBatch, trx: Transaction<Database>): Promise<void> {
   const events = await dropDuplicates(batch, trx);
   if (events.length > 0) {
     const groups = groupByIssue(events);
@@ -38,10 +38,10 @@ function groupKey(projectId: number, fingerprint: string): string {
 
 /** SDKs retry; an event id seen before (in this batch or stored) is counted, not stored. */
 async function dropDuplicates(
-  batch: ProcessedBatch,
+  batch: StorableBatch,
   trx: Transaction<Database>,
-): Promise<ProcessedEvent[]> {
-  const unique = new Map<string, ProcessedEvent>();
+): Promise<StorableEvent[]> {
+  const unique = new Map<string, StorableEvent>();
   const byProject = new Map<number, string[]>();
   for (const e of batch.events) {
     const key = `${e.projectId}:${e.event.event_id}`;
@@ -73,7 +73,7 @@ async function dropDuplicates(
   return [...unique.values()];
 }
 
-function groupByIssue(events: ProcessedEvent[]): Map<string, IssueGroup> {
+function groupByIssue(events: StorableEvent[]): Map<string, IssueGroup> {
   const groups = new Map<string, IssueGroup>();
   for (const e of events) {
     const key = groupKey(e.projectId, e.grouping.hash);
@@ -164,14 +164,14 @@ function newerWins(column: "title" | "culprit" | "level" | "value" | "metadata")
   return sql<string>`CASE WHEN excluded.last_seen >= issues.last_seen THEN excluded.${col} ELSE issues.${col} END`;
 }
 
-function issueIdOf(e: ProcessedEvent, groups: Map<string, IssueGroup>): number {
+function issueIdOf(e: StorableEvent, groups: Map<string, IssueGroup>): number {
   const id = groups.get(groupKey(e.projectId, e.grouping.hash))?.issueId;
   if (id === undefined) throw new Error(`issue upsert returned no id for ${e.grouping.hash}`);
   return id;
 }
 
 async function insertEvents(
-  events: ProcessedEvent[],
+  events: StorableEvent[],
   groups: Map<string, IssueGroup>,
   trx: Transaction<Database>,
 ): Promise<void> {
@@ -201,7 +201,7 @@ async function insertEvents(
   }
 }
 
-function traceIdOf(e: ProcessedEvent): string | null {
+function traceIdOf(e: StorableEvent): string | null {
   const trace = e.event.contexts.trace as { trace_id?: unknown } | undefined;
   const id = trace?.trace_id;
   return typeof id === "string" && /^[0-9a-f]{32}$/i.test(id) ? id.toLowerCase() : null;
@@ -209,7 +209,7 @@ function traceIdOf(e: ProcessedEvent): string | null {
 
 /** Distinct users per issue: a row per (issue, user); only new rows raise the count. */
 async function countUsers(
-  events: ProcessedEvent[],
+  events: StorableEvent[],
   groups: Map<string, IssueGroup>,
   trx: Transaction<Database>,
 ): Promise<void> {

@@ -1,5 +1,6 @@
+import { PayloadEncoder } from "../events/payload";
 import { processEnvelopes } from "./process";
-import type { QueueReader } from "./queue";
+import type { QueuedEnvelope, QueueReader } from "./queue";
 import { storeBatch } from "./store";
 
 /**
@@ -17,6 +18,7 @@ export class IngestWorker {
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   processed = 0;
+  private readonly encoder = new PayloadEncoder();
 
   constructor(
     private readonly reader: QueueReader,
@@ -25,7 +27,11 @@ export class IngestWorker {
 
   /** Processes one batch; returns how many envelopes it handled (0 when the queue is empty). */
   runOnce(): Promise<number> {
-    return this.reader.processBatch(this.options.batchSize ?? 250, processEnvelopes, storeBatch);
+    return this.reader.processBatch(
+      this.options.batchSize ?? 250,
+      (envelopes: QueuedEnvelope[]) => processEnvelopes(envelopes, this.encoder),
+      storeBatch,
+    );
   }
 
   /** Processes until the queue is empty. For tests and scripts. */
@@ -49,6 +55,7 @@ export class IngestWorker {
     this.running = false;
     this.wake();
     await this.loop;
+    this.encoder.close();
   }
 
   private async run(): Promise<void> {
