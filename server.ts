@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     queue = await openQueueWriter(db);
     keys = new KeyCache(db);
   }
-  const workers = runsWorkers ? new WorkerPool(config.FAULTLINE_WORKERS) : undefined;
+  // The SQLite queue is read by position (see src/ingest/queue-sqlite.ts): one reader only.
+  const workerThreads = db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
+  if (workerThreads < config.FAULTLINE_WORKERS) console.warn("[worker] SQLite: using 1 worker thread");
+  const workers = runsWorkers ? new WorkerPool(workerThreads) : undefined;
   await workers?.start();
   if (queue && workers) queue.onCommitted = () => workers.wake();
 
