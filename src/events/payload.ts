@@ -14,16 +14,21 @@ import type { NormalizedEvent } from "./types";
 const FULL_FLUSH = zlib.constants.Z_FULL_FLUSH;
 
 export class PayloadEncoder {
-  // `flush` applies to every write, so each event is one thread-pool operation.
-  private deflate = zlib.createDeflateRaw({ level: 3, flush: FULL_FLUSH });
   private chunks: Buffer[] = [];
   private waiting: { resolve: (b: Buffer) => void; reject: (e: Error) => void }[] = [];
+  private deflate = this.open();
 
-  constructor() {
-    this.deflate.on("data", (chunk: Buffer) => this.chunks.push(chunk));
-    this.deflate.on("error", (err) => {
+  private open(): zlib.DeflateRaw {
+    // `flush` applies to every write, so each event is one thread-pool operation.
+    const deflate = zlib.createDeflateRaw({ level: 3, flush: FULL_FLUSH });
+    deflate.on("data", (chunk: Buffer) => this.chunks.push(chunk));
+    deflate.on("error", (err) => {
+      // A failed stream is unusable: fail what was queued (the batch is retried) and start over.
       for (const w of this.waiting.splice(0)) w.reject(err);
+      this.chunks = [];
+      this.deflate = this.open();
     });
+    return deflate;
   }
 
   /**
@@ -46,11 +51,6 @@ export class PayloadEncoder {
   close(): void {
     this.deflate.close();
   }
-}
-
-/** For one-off writes (tests, tools); the worker uses PayloadEncoder. */
-export function encodePayload(event: NormalizedEvent): Buffer {
-  return zlib.deflateRawSync(JSON.stringify(event), { level: 3 });
 }
 
 export function decodePayload(payload: Buffer | Uint8Array): NormalizedEvent {
