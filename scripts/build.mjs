@@ -9,6 +9,7 @@ await build({
   entryPoints: {
     server: "server.ts",
     "worker-thread": "src/ingest/worker-thread.ts",
+    "processor-thread": "src/ingest/processor-thread.ts",
     migrate: "scripts/migrate.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
   },

@@ -19,11 +19,23 @@ const EnvSchema = z.object({
   /** Worker threads that process the queue in this process (role all/worker). */
   FAULTLINE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   /**
+   * Threads that parse, normalize and compress for each worker thread (0: the worker does it
+   * itself). Processing is the CPU-heavy part of ingest; storing is cheap.
+   */
+  FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(2),
+  /**
    * SQLite synchronous mode for the ingest queue. `normal` survives a killed process (the WAL
    * is in the OS page cache); `full` also survives power loss, at the price of an fsync per
    * group commit.
    */
   FAULTLINE_SQLITE_SYNC: z.enum(["normal", "full"]).default("normal"),
+  /** Share of Faultline's own requests and page loads that are traced into its `faultline` project. */
+  FAULTLINE_SELF_TRACES_SAMPLE_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  /** `1` serves the pages under /e2e/ that throw on purpose, for the browser tests; else they 404. */
+  FAULTLINE_E2E_ROUTES: z
+    .enum(["0", "1"])
+    .default("0")
+    .transform((v) => v === "1"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -9,18 +9,27 @@ export type Outcome = "accepted" | "filtered" | "rate_limited" | "invalid" | "cl
 
 const HOUR = 3_600_000;
 
+export interface OutcomeCount {
+  projectId: number;
+  hour: number;
+  category: string;
+  outcome: Outcome;
+  reason: string;
+  quantity: number;
+}
+
 export class OutcomeCounter {
-  private counts = new Map<
-    string,
-    {
-      projectId: number;
-      hour: number;
-      category: string;
-      outcome: Outcome;
-      reason: string;
-      quantity: number;
-    }
-  >();
+  private counts = new Map<string, OutcomeCount>();
+
+  /** Plain values, to pass between threads. */
+  list(): OutcomeCount[] {
+    return [...this.counts.values()];
+  }
+
+  addAll(counts: OutcomeCount[]): void {
+    for (const c of counts)
+      this.add(c.projectId, c.hour, c.category, c.outcome, c.reason, c.quantity);
+  }
 
   add(
     projectId: number,

@@ -27,7 +27,23 @@ export interface ProcessedBatch {
   outcomes: OutcomeCounter;
 }
 
-export interface StorableEvent extends Omit<ProcessedEvent, "payload"> {
+/** What the store stage needs of an event besides its payload: small enough to pass between threads. */
+export interface EventSummary {
+  event_id: string;
+  timestamp: number;
+  level: string;
+  platform: string;
+  release: string | null;
+  environment: string | null;
+  trace_id: string | null;
+}
+
+export interface StorableEvent {
+  projectId: number;
+  receivedAt: number;
+  event: EventSummary;
+  grouping: Grouping;
+  userKey: string | undefined;
   payload: Buffer;
 }
 
@@ -66,7 +82,28 @@ export async function processEnvelopes(
   const payloads = await Promise.all(batch.events.map((e) => e.payload));
   return {
     outcomes: batch.outcomes,
-    events: batch.events.map((e, i) => ({ ...e, payload: payloads[i] as Buffer })),
+    events: batch.events.map((e, i) => ({
+      projectId: e.projectId,
+      receivedAt: e.receivedAt,
+      event: summarize(e.event),
+      grouping: e.grouping,
+      userKey: e.userKey,
+      payload: payloads[i] as Buffer,
+    })),
+  };
+}
+
+function summarize(event: NormalizedEvent): EventSummary {
+  const traceId = (event.contexts.trace as { trace_id?: unknown } | undefined)?.trace_id;
+  return {
+    event_id: event.event_id,
+    timestamp: event.timestamp,
+    level: event.level,
+    platform: event.platform,
+    release: event.release ?? null,
+    environment: event.environment ?? null,
+    trace_id:
+      typeof traceId === "string" && /^[0-9a-f]{32}$/i.test(traceId) ? traceId.toLowerCase() : null,
   };
 }
 

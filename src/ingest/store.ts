@@ -187,11 +187,11 @@ async function insertEvents(
           received_at: e.receivedAt,
           level: e.event.level,
           title: e.grouping.title,
-          release: e.event.release ?? null,
-          environment: e.event.environment ?? null,
+          release: e.event.release,
+          environment: e.event.environment,
           platform: e.event.platform,
           user_key: e.userKey ?? null,
-          trace_id: traceIdOf(e),
+          trace_id: e.event.trace_id,
           payload: e.payload,
         })),
       )
@@ -199,12 +199,6 @@ async function insertEvents(
       .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
       .execute();
   }
-}
-
-function traceIdOf(e: StorableEvent): string | null {
-  const trace = e.event.contexts.trace as { trace_id?: unknown } | undefined;
-  const id = trace?.trace_id;
-  return typeof id === "string" && /^[0-9a-f]{32}$/i.test(id) ? id.toLowerCase() : null;
 }
 
 /** Distinct users per issue: a row per (issue, user); only new rows raise the count. */

@@ -1,6 +1,9 @@
 import { parentPort } from "node:worker_threads";
 import { openDb } from "../db/connection";
+import { env } from "../env";
+import { ProcessorPool } from "./processor-pool";
 import { openQueueReader } from "./queue";
+import { lowerThreadPriority } from "./thread-priority";
 import { IngestWorker } from "./worker";
 
 /**
@@ -8,14 +11,19 @@ import { IngestWorker } from "./worker";
  * runs on the second core while the main thread accepts. Messages: "wake", "stop".
  */
 async function main(): Promise<void> {
+  lowerThreadPriority();
   const db = openDb();
   const reader = await openQueueReader(db);
-  const worker = new IngestWorker(reader);
+  const count = env().FAULTLINE_PROCESSORS;
+  const processors = count > 0 ? new ProcessorPool(count) : undefined;
+  processors?.start();
+  const worker = new IngestWorker(reader, { processors });
   worker.start();
   parentPort?.on("message", async (message: unknown) => {
     if (message === "wake") worker.wake();
     if (message === "stop") {
       await worker.stop();
+      await processors?.stop();
       await reader.close();
       await db.close();
       parentPort?.postMessage("stopped");

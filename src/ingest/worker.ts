@@ -1,5 +1,6 @@
 import { PayloadEncoder } from "../events/payload";
 import { processEnvelopes } from "./process";
+import type { ProcessorPool } from "./processor-pool";
 import type { QueuedEnvelope, QueueReader } from "./queue";
 import { storeBatch } from "./store";
 
@@ -8,6 +9,8 @@ import { storeBatch } from "./store";
  * empty until woken (same process) or the poll interval passes (other processes).
  */
 export interface WorkerOptions {
+  /** Processor threads for the process stage; without, it runs in the worker's own thread. */
+  processors?: ProcessorPool;
   /** Envelopes per batch. Larger batches amortize statements; smaller ones hold locks less. */
   batchSize?: number;
   idlePollMs?: number;
@@ -29,7 +32,8 @@ export class IngestWorker {
   runOnce(): Promise<number> {
     return this.reader.processBatch(
       this.options.batchSize ?? 250,
-      (envelopes: QueuedEnvelope[]) => processEnvelopes(envelopes, this.encoder),
+      (envelopes: QueuedEnvelope[]) =>
+        this.options.processors?.process(envelopes) ?? processEnvelopes(envelopes, this.encoder),
       storeBatch,
     );
   }

@@ -1,0 +1,43 @@
+import { parentPort } from "node:worker_threads";
+import { PayloadEncoder } from "../events/payload";
+import type { OutcomeCount } from "./outcomes";
+import { processEnvelopes, type StorableEvent } from "./process";
+import type { QueuedEnvelope } from "./queue";
+import { lowerThreadPriority } from "./thread-priority";
+
+/**
+ * Entry of a processor thread: the CPU-heavy part of the worker (parse, normalize,
+ * fingerprint, compress) for a share of each batch. It never touches the database; the
+ * worker thread that sent the share stores the results.
+ */
+export interface ProcessRequest {
+  id: number;
+  envelopes: QueuedEnvelope[];
+}
+
+export type ProcessResponse =
+  | { id: number; ok: true; events: StorableEvent[]; outcomes: OutcomeCount[] }
+  | { id: number; ok: false; error: string };
+
+lowerThreadPriority();
+const encoder = new PayloadEncoder();
+
+parentPort?.on("message", async (request: ProcessRequest) => {
+  let response: ProcessResponse;
+  try {
+    // Buffers arrive as plain Uint8Arrays after cloning.
+    const envelopes = request.envelopes.map((e) => ({
+      ...e,
+      body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength),
+    }));
+    const batch = await processEnvelopes(envelopes, encoder);
+    response = { id: request.id, ok: true, events: batch.events, outcomes: batch.outcomes.list() };
+  } catch (err) {
+    response = {
+      id: request.id,
+      ok: false,
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+  parentPort?.postMessage(response);
+});
