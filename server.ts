@@ -10,6 +10,7 @@ import { KeyCache } from "./src/ingest/auth";
 import { openQueueWriter, type QueueWriter } from "./src/ingest/queue";
 import { WorkerPool } from "./src/ingest/worker-pool";
 import { formatDsn } from "./src/projects/dsn";
+import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
@@ -40,8 +41,10 @@ async function main(): Promise<void> {
     keys = new KeyCache(db);
   }
   // The SQLite queue is read by position (see src/ingest/queue-sqlite.ts): one reader only.
-  const workerThreads = db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
-  if (workerThreads < config.FAULTLINE_WORKERS) console.warn("[worker] SQLite: using 1 worker thread");
+  const workerThreads =
+    db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
+  if (workerThreads < config.FAULTLINE_WORKERS)
+    console.warn("[worker] SQLite: using 1 worker thread");
   const workers = runsWorkers ? new WorkerPool(workerThreads) : undefined;
   await workers?.start();
   if (queue && workers) queue.onCommitted = () => workers.wake();
@@ -93,6 +96,11 @@ async function main(): Promise<void> {
   const baseUrl =
     config.FAULTLINE_URL ??
     `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
+  // The app's own server-side SDK posts to /monitoring (instrumentation.ts): here when this
+  // process ingests, else through the public URL.
+  publishSelfMonitoringOrigin(
+    runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL,
+  );
   console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
   console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 

@@ -10,7 +10,7 @@
  * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_POSTGRES=1 to add a
  * PostgreSQL run (TEST_DATABASE_URL).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";

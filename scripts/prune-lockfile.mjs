@@ -23,4 +23,6 @@ for (const [location, entry] of Object.entries(lock.packages)) {
   }
 }
 fs.writeFileSync("package-lock.json", `${JSON.stringify(lock, null, 2)}\n`);
-console.log(`prune-lockfile: removed ${removed} optional dependencies this registry does not serve`);
+console.log(
+  `prune-lockfile: removed ${removed} optional dependencies this registry does not serve`,
+);

@@ -14,7 +14,8 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   // several Faultline schemas in one database (tests, staging) that finds the wrong one.
   const migrationTableSchema =
     db.dialect === "postgres"
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely))
+          .rows[0]?.schema
       : undefined;
   const migrator = new Migrator({ db: db.kysely, provider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
