@@ -10,7 +10,6 @@ import { KeyCache } from "./src/ingest/auth";
 import { openQueueWriter, type QueueWriter } from "./src/ingest/queue";
 import { WorkerPool } from "./src/ingest/worker-pool";
 import { formatDsn } from "./src/projects/dsn";
-import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
@@ -96,11 +95,6 @@ async function main(): Promise<void> {
   const baseUrl =
     config.FAULTLINE_URL ??
     `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
-  // The app's own server-side SDK posts to /monitoring (instrumentation.ts): here when this
-  // process ingests, else through the public URL.
-  publishSelfMonitoringOrigin(
-    runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL,
-  );
   console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
   console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 
