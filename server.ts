@@ -1,15 +1,20 @@
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolveClientIp } from "./src/auth/client-ip";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
 import { env } from "./src/env";
 import { handleIngest, matchIngestRoute, send } from "./src/ingest/accept";
-import { KeyCache } from "./src/ingest/auth";
-import { openQueueWriter, type QueueWriter } from "./src/ingest/queue";
+import { type IngestService, startIngest } from "./src/ingest/ingest-service";
 import { WorkerPool } from "./src/ingest/worker-pool";
 import { formatDsn } from "./src/projects/dsn";
+import {
+  exemptIngestFromSelfMonitoring,
+  loopbackOrigin,
+  publishSelfMonitoringOrigin,
+} from "./src/projects/self-monitoring";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
@@ -33,12 +38,7 @@ async function main(): Promise<void> {
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);
   const { defaultKey } = await bootstrap(db);
 
-  let queue: QueueWriter | undefined;
-  let keys: KeyCache | undefined;
-  if (runsIngest) {
-    queue = await openQueueWriter(db);
-    keys = new KeyCache(db);
-  }
+  const ingest: IngestService | undefined = runsIngest ? await startIngest(db) : undefined;
   // The SQLite queue is read by position (see src/ingest/queue-sqlite.ts): one reader only.
   const workerThreads =
     db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
@@ -46,10 +46,12 @@ async function main(): Promise<void> {
     console.warn("[worker] SQLite: using 1 worker thread");
   const workers = runsWorkers ? new WorkerPool(workerThreads) : undefined;
   await workers?.start();
-  if (queue && workers) queue.onCommitted = () => workers.wake();
+  if (ingest && workers) ingest.context.queue.onCommitted = () => workers.wake();
 
   let nextHandler: NextHandler | undefined;
   if (runsWeb) {
+    // Next's instrumentation.ts starts Faultline's own SDK, which must not touch ingest requests.
+    if (runsIngest) exemptIngestFromSelfMonitoring();
     const { default: next } = await import("next");
     const app = next({ dev: false, dir: ROOT, hostname: config.HOST, port: config.PORT });
     await app.prepare();
@@ -59,8 +61,8 @@ async function main(): Promise<void> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const route = runsIngest ? matchIngestRoute(url.pathname, url.searchParams) : null;
-    if (route && queue && keys) {
-      handleIngest(req, res, url, route, { keys, queue }).catch((err) => {
+    if (route && ingest) {
+      handleIngest(req, res, url, route, ingest.context).catch((err) => {
         console.error("[ingest] unexpected error:", err);
         if (!res.headersSent) send(res, 500, { detail: "internal error" });
         else res.destroy();
@@ -79,6 +81,13 @@ async function main(): Promise<void> {
     if (url.pathname.startsWith("/api/0/") && url.pathname.endsWith("/")) {
       req.url = url.pathname.slice(0, -1) + url.search;
     }
+    // Next trusts a client-sent X-Forwarded-For; sign-in limits key on it, so it is replaced
+    // with the socket address (or the proxy's first hop when FAULTLINE_TRUST_PROXY=1).
+    req.headers["x-forwarded-for"] = resolveClientIp(
+      req.headers["x-forwarded-for"],
+      req.socket.remoteAddress,
+      config.FAULTLINE_TRUST_PROXY,
+    );
     nextHandler(req, res).catch((err) => {
       console.error("[web] unhandled error:", err);
       if (!res.headersSent) send(res, 500, { detail: "internal error" });
@@ -95,6 +104,11 @@ async function main(): Promise<void> {
   const baseUrl =
     config.FAULTLINE_URL ??
     `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
+  // The app's own server-side SDK posts to /monitoring (instrumentation.ts): here when this
+  // process ingests, else through the public URL.
+  publishSelfMonitoringOrigin(
+    runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL,
+  );
   console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
   console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 
@@ -114,7 +128,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     await closed;
     clearInterval(reaper);
-    await queue?.close();
+    await ingest?.stop();
     await workers?.stop();
     await db.close();
     console.log("[server] stopped");

@@ -23,6 +23,20 @@ const EnvSchema = z.object({
    * itself). Processing is the CPU-heavy part of ingest; storing is cheap.
    */
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(2),
+  /** Past this many envelopes waiting to be processed, ingest answers 429 instead of growing. */
+  FAULTLINE_QUEUE_MAX_ENVELOPES: z.coerce.number().int().min(1).default(1_000_000),
+  /** The same bound in bytes (decompressed envelopes waiting). */
+  FAULTLINE_QUEUE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(4 * 1024 ** 3),
+  /** Below this much free disk in the data directory, ingest refuses (503) and writes nothing. */
+  FAULTLINE_MIN_FREE_DISK_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(512 * 1024 ** 2),
   /**
    * SQLite synchronous mode for the ingest queue. `normal` survives a killed process (the WAL
    * is in the OS page cache); `full` also survives power loss, at the price of an fsync per
@@ -36,6 +50,20 @@ const EnvSchema = z.object({
     .enum(["0", "1"])
     .default("0")
     .transform((v) => v === "1"),
+  /**
+   * `1` when Faultline runs behind a reverse proxy that sets X-Forwarded-For: the client's
+   * address is then its first entry. Otherwise the header is the client's to invent, so the
+   * socket address is used (sign-in rate limits are keyed by it).
+   */
+  FAULTLINE_TRUST_PROXY: z
+    .enum(["0", "1"])
+    .default("0")
+    .transform((v) => v === "1"),
+  /**
+   * Signs session cookies. Unset → a random secret created once and kept in the database, so
+   * every process of one installation shares it.
+   */
+  FAULTLINE_AUTH_SECRET: z.string().min(32).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

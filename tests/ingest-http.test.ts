@@ -1,3 +1,4 @@
+import http from "node:http";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +38,29 @@ async function post(pathname: string, body: Buffer | string, headers: Record<str
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+}
+
+/**
+ * Declares a body over the limit but sends only its start: the server must answer 413 from
+ * the declared length without waiting for (or reading) the rest. Sending all 21 MiB would
+ * race the server closing the connection against the client still writing (EPIPE).
+ */
+function postDeclaringLength(pathname: string, declared: number) {
+  return new Promise<{ status: number; body: { detail: string } }>((resolve, reject) => {
+    const req = http.request(`${server.url}${pathname}`, {
+      method: "POST",
+      headers: { "content-length": String(declared) },
+    });
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (d) => {
+        text += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    req.write(Buffer.alloc(64 * 1024, 0x20));
+  });
 }
 
 const envelopePath = () => `/api/${projectId}/envelope/?sentry_key=${publicKey}`;
@@ -218,7 +242,7 @@ describe("bad input gets a clear status and stores nothing", () => {
     ],
     [
       "body over 20 MiB",
-      () => post(envelopePath(), Buffer.alloc(21 * 1024 * 1024, 0x20)),
+      () => postDeclaringLength(envelopePath(), 21 * 1024 * 1024),
       413,
       /exceeds the limit/,
     ],

@@ -10,7 +10,7 @@ import { AppError, isAppError } from "../errors";
  * Until accounts exist, the one token in FAULTLINE_API_TOKEN has full rights; without it
  * configured, every request is refused (there is no anonymous read access).
  */
-type Handler<P> = (args: { db: Db; params: P; url: URL }) => Promise<unknown>;
+type Handler<P> = (args: { db: Db; params: P; url: URL; request: Request }) => Promise<unknown>;
 
 export function apiRoute<S extends z.ZodType>(paramsSchema: S, handler: Handler<z.infer<S>>) {
   return async (request: Request, context: { params: Promise<unknown> }): Promise<Response> => {
@@ -18,7 +18,12 @@ export function apiRoute<S extends z.ZodType>(paramsSchema: S, handler: Handler<
       checkToken(request.headers.get("authorization"));
       const parsed = paramsSchema.safeParse(await context.params);
       if (!parsed.success) throw new AppError("not_found", "not found");
-      const body = await handler({ db: getDb(), params: parsed.data, url: new URL(request.url) });
+      const body = await handler({
+        db: getDb(),
+        params: parsed.data,
+        url: new URL(request.url),
+        request,
+      });
       return Response.json(body);
     } catch (err) {
       if (isAppError(err)) return Response.json({ detail: err.message }, { status: err.status });
@@ -48,3 +53,24 @@ export const idParam = z
   .regex(/^\d{1,15}$/)
   .transform(Number);
 export const slugParam = z.string().min(1).max(100);
+
+/** Parses a JSON request body with a zod schema; a bad body is a 400 naming the problem. */
+export async function jsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<z.infer<S>> {
+  const text = await request.text();
+  if (text.length > 64 * 1024) throw new AppError("payload_too_large", "request body over 64 KiB");
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new AppError("bad_request", "request body is not valid JSON");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problem = parsed.error.issues[0];
+    throw new AppError("bad_request", `${problem?.path.join(".") || "body"}: ${problem?.message}`);
+  }
+  return parsed.data;
+}

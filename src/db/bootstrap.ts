@@ -55,8 +55,9 @@ export async function bootstrap(db: Db): Promise<BootstrapResult> {
     .innerJoin("projects", "projects.id", "project_keys.project_id")
     .innerJoin("organizations", "organizations.id", "projects.organization_id")
     .select(["project_keys.public_key as publicKey", "projects.id as projectId"])
-    .where("organizations.slug", "=", "default")
+    // The first organization is the one created above; /setup may have renamed it.
     .where("projects.slug", "=", "default")
+    .orderBy("organizations.id")
     .orderBy("project_keys.id")
     .executeTakeFirstOrThrow();
   return { created, defaultKey: key };

@@ -41,6 +41,9 @@ export interface ProjectKeyTable {
   label: string;
   enabled: number;
   created_at: number;
+  /** Seconds; with rate_limit_count, at most that many events per window. Null: no limit. */
+  rate_limit_window: number | null;
+  rate_limit_count: number | null;
 }
 
 export type IssueStatus = "unresolved" | "resolved" | "ignored";

@@ -1,11 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import zlib from "node:zlib";
+import type { AcceptOutcomes } from "./accept-outcomes";
 import { type CredentialResult, extractCredentials, type KeyCache, type KeyInfo } from "./auth";
+import type { BackpressureGuard } from "./backpressure";
 import { readBody } from "./decompress";
 import { EnvelopeGuard } from "./envelope-guard";
 import { type FramedEnvelope, frameEnvelope } from "./frame";
-import { itemTypeInfo, LIMITS } from "./item-types";
+import { type DataCategory, itemQuantity, itemTypeInfo, LIMITS } from "./item-types";
 import type { QueueKind, QueueWriter } from "./queue";
+import type { KeyRateLimiter } from "./rate-limit";
 
 /**
  * The accept stage, run inside the request: route, read (with caps), frame, authenticate,
@@ -15,6 +18,9 @@ import type { QueueKind, QueueWriter } from "./queue";
 export interface AcceptContext {
   keys: KeyCache;
   queue: QueueWriter;
+  limiter: KeyRateLimiter;
+  pressure: BackpressureGuard;
+  outcomes: AcceptOutcomes;
 }
 
 export type IngestRoute =
@@ -46,8 +52,11 @@ class Refusal {
   constructor(
     readonly status: number,
     readonly detail: string,
-    /** The body was not read to the end; the connection cannot be reused. */
-    readonly closeConnection = false,
+    readonly options: {
+      /** The body was not read to the end; the connection cannot be reused. */
+      closeConnection?: boolean;
+      headers?: Record<string, string>;
+    } = {},
   ) {}
 }
 
@@ -79,12 +88,14 @@ export async function handleIngest(
     send(res, 200, id ? { id } : {});
   } catch (err) {
     if (!(err instanceof Refusal)) throw err;
+    const { closeConnection, headers: extra } = err.options;
     const headers: Record<string, string> = {
+      ...extra,
       "X-Sentry-Error": err.detail.replace(/[^\x20-\x7e]/g, "?").slice(0, 200),
     };
-    if (err.closeConnection) headers.Connection = "close";
+    if (closeConnection) headers.Connection = "close";
     send(res, err.status, { detail: err.detail }, headers);
-    if (err.closeConnection) res.once("finish", () => req.socket.destroySoon?.());
+    if (closeConnection) res.once("finish", () => req.socket.destroySoon?.());
   }
 }
 
@@ -110,7 +121,9 @@ async function accept(
     maxDecodedBytes: isStore ? LIMITS.storeBytes : LIMITS.decompressedBytes,
     inspect: guard ? (chunk) => guard.push(chunk) : undefined,
   });
-  if (!read.ok) throw new Refusal(read.status, read.detail, read.status === 413);
+  if (!read.ok) {
+    throw new Refusal(read.status, read.detail, { closeConnection: read.status === 413 });
+  }
 
   if (isStore) {
     const { json, eventId } = parseStoreBody(read.body);
@@ -119,6 +132,7 @@ async function accept(
       checkCredentials(extractCredentials(url.searchParams, req.headers, undefined)),
     );
     checkProject(key, route.projectId);
+    admit(ctx, key, [{ category: "error", quantity: 1 }]);
     await enqueue(ctx, key, "store", json);
     return eventId;
   }
@@ -141,8 +155,69 @@ async function accept(
     checkProject(key, route.projectId);
   }
   const eventId = checkItems(envelope);
+  admit(ctx, key, itemCounts(envelope));
   await enqueue(ctx, key, "envelope", read.body);
   return eventId;
+}
+
+interface ItemCount {
+  category: DataCategory;
+  quantity: number;
+}
+
+function itemCounts(envelope: FramedEnvelope): ItemCount[] {
+  return envelope.items.flatMap((item) => {
+    const info = itemTypeInfo(item.header.type);
+    return info ? [{ category: info.category, quantity: itemQuantity(item.header) }] : [];
+  });
+}
+
+/** The categories a key's rate limit counts: events, as Sentry's key limits do. */
+const KEY_LIMITED: ReadonlySet<DataCategory> = new Set(["error", "transaction"]);
+/** Seconds an SDK is told to wait while the queue is full: long enough to drain some. */
+const BACKPRESSURE_RETRY_SECONDS = 10;
+
+/**
+ * Backpressure and the key's rate limit, checked once the request is known to be valid.
+ * A refusal here is a 429 (503 for a full disk) that tells the SDK how long to wait, and
+ * the refused items are counted as outcomes.
+ */
+function admit(ctx: AcceptContext, key: KeyInfo, items: ItemCount[]): void {
+  const pressure = ctx.pressure.current();
+  if (pressure) {
+    // A full disk must not be written to, not even for bookkeeping.
+    if (pressure.kind === "queue_full") countRefused(ctx, key, items, "queue_full");
+    const retry = String(BACKPRESSURE_RETRY_SECONDS);
+    throw new Refusal(pressure.kind === "disk_full" ? 503 : 429, pressure.detail, {
+      headers: {
+        "Retry-After": retry,
+        "X-Sentry-Rate-Limits": `${retry}::organization:${pressure.kind}`,
+      },
+    });
+  }
+  const limited = items.reduce((n, i) => (KEY_LIMITED.has(i.category) ? n + i.quantity : n), 0);
+  const retryAfter = ctx.limiter.take(key, limited);
+  if (retryAfter > 0) {
+    countRefused(ctx, key, items, "key_quota");
+    const limit = key.rateLimit;
+    throw new Refusal(
+      429,
+      `DSN key rate limit exceeded (${limit?.count} events per ${limit?.window} s); retry in ${retryAfter} s`,
+      {
+        headers: {
+          "Retry-After": String(retryAfter),
+          "X-Sentry-Rate-Limits": `${retryAfter}:${[...KEY_LIMITED].join(";")}:key:key_quota`,
+        },
+      },
+    );
+  }
+}
+
+function countRefused(ctx: AcceptContext, key: KeyInfo, items: ItemCount[], reason: string): void {
+  for (const item of items) {
+    if (item.category === "internal") continue;
+    ctx.outcomes.add(key.projectId, item.category, "rate_limited", reason, item.quantity);
+  }
 }
 
 function checkTunnelParams(route: Extract<IngestRoute, { kind: "tunnel" }>): void {

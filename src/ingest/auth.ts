@@ -87,6 +87,8 @@ export interface KeyInfo {
   projectId: number;
   organizationId: number;
   enabled: boolean;
+  /** At most `count` events per `window` seconds, or no limit. */
+  rateLimit: { window: number; count: number } | null;
 }
 
 interface CacheEntry {
@@ -107,7 +109,11 @@ export class KeyCache {
     private readonly db: Db,
     private readonly ttlMs = 30_000,
     private readonly maxEntries = 100_000,
-  ) {}
+  ) {
+    // Key settings change in Next's route handlers, a separate bundle of this process;
+    // they reach the cache through globalThis (see invalidateKeyCaches).
+    keyCaches().add(this);
+  }
 
   async lookup(publicKey: string): Promise<KeyInfo | null> {
     const hit = this.entries.get(publicKey);
@@ -136,13 +142,35 @@ export class KeyCache {
             "project_keys.project_id as projectId",
             "projects.organization_id as organizationId",
             "project_keys.enabled as enabled",
+            "project_keys.rate_limit_window as window",
+            "project_keys.rate_limit_count as count",
           ])
           .where("project_keys.public_key", "=", publicKey.toLowerCase())
           .executeTakeFirst()
       : undefined;
-    const info = row ? { ...row, enabled: row.enabled === 1 } : null;
+    const info: KeyInfo | null = row
+      ? {
+          keyId: row.keyId,
+          projectId: row.projectId,
+          organizationId: row.organizationId,
+          enabled: row.enabled === 1,
+          rateLimit:
+            row.window && row.count !== null ? { window: row.window, count: row.count } : null,
+        }
+      : null;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(publicKey, { info, expires: Date.now() + this.ttlMs });
     return info;
   }
+}
+
+function keyCaches(): Set<KeyCache> {
+  const g = globalThis as unknown as { __faultlineKeyCaches?: Set<KeyCache> };
+  g.__faultlineKeyCaches ??= new Set();
+  return g.__faultlineKeyCaches;
+}
+
+/** Makes this process's ingest see a changed key at once (other processes within the TTL). */
+export function invalidateKeyCaches(publicKey: string): void {
+  for (const cache of keyCaches()) cache.invalidate(publicKey);
 }

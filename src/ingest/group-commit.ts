@@ -2,15 +2,20 @@
  * Collects items from concurrent callers and writes them in one go: everything that arrives
  * while a write is running goes into the next one. One transaction (and on PostgreSQL one
  * round trip and one fsync) then serves many requests.
+ *
+ * `maxConcurrent` lets several writes be in flight (PostgreSQL: each on its own pooled
+ * connection), so throughput is not bounded by one commit's latency. SQLite writes are
+ * synchronous and keep the default of one.
  */
 export class GroupCommit<T> {
   private pending: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private writing = false;
+  private inFlight = 0;
   private scheduled = false;
 
   constructor(
     private readonly write: (items: T[]) => Promise<void> | void,
     private readonly maxBatch = 1000,
+    private readonly maxConcurrent = 1,
   ) {}
 
   add(item: T): Promise<void> {
@@ -26,13 +31,13 @@ export class GroupCommit<T> {
 
   /** Resolves when everything added so far is written. */
   async drain(): Promise<void> {
-    while (this.pending.length > 0 || this.writing) {
+    while (this.pending.length > 0 || this.inFlight > 0) {
       await new Promise((r) => setTimeout(r, 2));
     }
   }
 
   private schedule(): void {
-    if (this.scheduled || this.writing) return;
+    if (this.scheduled || this.inFlight >= this.maxConcurrent) return;
     this.scheduled = true;
     // setImmediate lets every request whose body completed in this event-loop turn join.
     setImmediate(() => {
@@ -42,8 +47,8 @@ export class GroupCommit<T> {
   }
 
   private async run(): Promise<void> {
-    if (this.writing || this.pending.length === 0) return;
-    this.writing = true;
+    if (this.inFlight >= this.maxConcurrent || this.pending.length === 0) return;
+    this.inFlight++;
     const batch = this.pending.splice(0, this.maxBatch);
     try {
       await this.write(batch.map((b) => b.item));
@@ -51,7 +56,7 @@ export class GroupCommit<T> {
     } catch (err) {
       for (const b of batch) b.reject(err);
     } finally {
-      this.writing = false;
+      this.inFlight--;
       if (this.pending.length > 0) this.schedule();
     }
   }

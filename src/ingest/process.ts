@@ -5,7 +5,7 @@ import { type FramedItem, frameEnvelope } from "./frame";
 import { itemQuantity, itemTypeInfo } from "./item-types";
 import { isObject } from "./lenient";
 import { normalizeEvent, userKey } from "./normalize";
-import { OutcomeCounter } from "./outcomes";
+import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import type { QueuedEnvelope } from "./queue";
 
 /**
@@ -121,6 +121,10 @@ function processEnvelope(
   encoder: PayloadEncoder,
 ): void {
   const { projectId, receivedAt } = envelope;
+  if (envelope.kind === "outcomes") {
+    addAcceptOutcomes(parseJson(envelope.body), batch);
+    return;
+  }
   if (envelope.kind === "store") {
     addEvent(parseJson(envelope.body), undefined, envelope, batch, encoder);
     return;
@@ -195,6 +199,14 @@ function addEvent(
     userKey: userKey(event.user),
     payload: encoder.encode(event),
   });
+}
+
+/** Outcomes counted while accepting (rate limited, queue full), queued as a JSON list. */
+function addAcceptOutcomes(raw: unknown, batch: ProcessedBatch): void {
+  if (!Array.isArray(raw)) return;
+  batch.outcomes.addAll(
+    raw.filter((c): c is OutcomeCount => isObject(c) && typeof c.quantity === "number"),
+  );
 }
 
 /** The SDK's own count of what it discarded before sending (queue full, sampling, …). */

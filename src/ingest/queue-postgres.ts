@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Db } from "../db/connection";
 import { GroupCommit } from "./group-commit";
 import {
+  asQueueKind,
   lastIdWithinBytes,
   type QueuedEnvelope,
   type QueueReader,
@@ -19,23 +20,38 @@ export function openPostgresQueue(db: Db) {
     writer(): QueueWriter {
       const writer: QueueWriter = {
         enqueue: (envelope) => commits.add(envelope),
+        backlog: async () => {
+          const row = await db.kysely
+            .selectFrom("ingest_queue")
+            .select([
+              (eb) => eb.fn.countAll<number>().as("envelopes"),
+              sql<number>`coalesce(sum(octet_length(body)), 0)`.as("bytes"),
+            ])
+            .executeTakeFirstOrThrow();
+          return { envelopes: Number(row.envelopes), bytes: Number(row.bytes) };
+        },
         close: () => commits.drain(),
       };
-      const commits = new GroupCommit<RawEnvelope>(async (items) => {
-        await db.kysely
-          .insertInto("ingest_queue")
-          .values(
-            items.map((e) => ({
-              project_id: e.projectId,
-              key_id: e.keyId,
-              received_at: e.receivedAt,
-              kind: e.kind,
-              body: e.body,
-            })),
-          )
-          .execute();
-        writer.onCommitted?.();
-      }, 500);
+      const commits = new GroupCommit<RawEnvelope>(
+        async (items) => {
+          await db.kysely
+            .insertInto("ingest_queue")
+            .values(
+              items.map((e) => ({
+                project_id: e.projectId,
+                key_id: e.keyId,
+                received_at: e.receivedAt,
+                kind: e.kind,
+                body: e.body,
+              })),
+            )
+            .execute();
+          writer.onCommitted?.();
+        },
+        500,
+        // Commits wait on PostgreSQL's fsync; several in flight keep the pipe full.
+        4,
+      );
       return writer;
     },
 
@@ -69,7 +85,7 @@ export function openPostgresQueue(db: Db) {
               projectId: r.project_id,
               keyId: r.key_id,
               receivedAt: r.received_at,
-              kind: r.kind === "store" ? "store" : "envelope",
+              kind: asQueueKind(r.kind),
               body: r.body,
             }));
             await write(await prepare(envelopes), trx);

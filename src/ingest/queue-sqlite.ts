@@ -4,6 +4,7 @@ import { type Db, openSqlite } from "../db/connection";
 import { env } from "../env";
 import { GroupCommit } from "./group-commit";
 import {
+  asQueueKind,
   lastIdWithinBytes,
   type QueuedEnvelope,
   type QueueReader,
@@ -80,11 +81,28 @@ export async function openSqliteQueue(db: Db) {
       const insert = sqlite.prepare(
         "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
       );
+      // What this writer queued and the worker has not yet done, for the backlog bound;
+      // seeded from the file so a restart with a full queue still knows it is full.
+      const waiting = new Backlog();
+      const pending = sqlite
+        .prepare("SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id")
+        .all(mark) as { id: number; size: number }[];
+      for (const row of pending) waiting.push(row.id, row.size);
       const insertAll = sqlite.transaction((items: RawEnvelope[]) => {
-        for (const e of items) insert.run(e.projectId, e.keyId, e.receivedAt, e.kind, e.body);
+        for (const e of items) {
+          const { lastInsertRowid } = insert.run(
+            e.projectId,
+            e.keyId,
+            e.receivedAt,
+            e.kind,
+            e.body,
+          );
+          waiting.push(Number(lastInsertRowid), e.body.length);
+        }
       });
       const writer: QueueWriter = {
         enqueue: (envelope) => commits.add(envelope),
+        backlog: async () => waiting.after(await readMark(db)),
         close: async () => {
           await commits.drain();
           sqlite.close();
@@ -144,7 +162,34 @@ function toEnvelope(row: QueueRow): QueuedEnvelope {
     projectId: row.project_id,
     keyId: row.key_id,
     receivedAt: row.received_at,
-    kind: row.kind === "store" ? "store" : "envelope",
+    kind: asQueueKind(row.kind),
     body: row.body,
   };
+}
+
+/** Ids and sizes in queue order; `after(mark)` forgets what the worker has done. */
+class Backlog {
+  private ids: number[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  private bytes = 0;
+
+  push(id: number, size: number): void {
+    this.ids.push(id);
+    this.sizes.push(size);
+    this.bytes += size;
+  }
+
+  after(mark: number): { envelopes: number; bytes: number } {
+    while (this.head < this.ids.length && (this.ids[this.head] as number) <= mark) {
+      this.bytes -= this.sizes[this.head] as number;
+      this.head++;
+    }
+    if (this.head > 4096 && this.head * 2 > this.ids.length) {
+      this.ids = this.ids.slice(this.head);
+      this.sizes = this.sizes.slice(this.head);
+      this.head = 0;
+    }
+    return { envelopes: this.ids.length - this.head, bytes: this.bytes };
+  }
 }

@@ -9,7 +9,12 @@ import { openSqliteQueue } from "./queue-sqlite";
  * its envelope is committed here; processing commits its effects and the removal of the
  * envelope in one transaction, so every acknowledged envelope is processed exactly once.
  */
-export type QueueKind = "envelope" | "store";
+/** An envelope, a legacy store body, or outcomes counted at accept (a JSON list). */
+export type QueueKind = "envelope" | "store" | "outcomes";
+
+export function asQueueKind(kind: string): QueueKind {
+  return kind === "store" || kind === "outcomes" ? kind : "envelope";
+}
 
 export interface RawEnvelope {
   projectId: number;
@@ -27,6 +32,8 @@ export interface QueuedEnvelope extends RawEnvelope {
 export interface QueueWriter {
   /** Resolves once the envelope is committed (group commit: many callers share one write). */
   enqueue(envelope: RawEnvelope): Promise<void>;
+  /** Envelopes queued and not yet processed, and their bytes (for the backlog bound). */
+  backlog(): Promise<{ envelopes: number; bytes: number }>;
   /** Called after each commit; the worker thread uses it to wake up. */
   onCommitted?: () => void;
   close(): Promise<void>;

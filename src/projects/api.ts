@@ -1,6 +1,8 @@
+import { z } from "zod";
 import type { Db } from "../db/connection";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { invalidateKeyCaches } from "../ingest/auth";
 import { formatDsn } from "./dsn";
 import { findProjectBySlugs, listProjectKeys } from "./queries";
 
@@ -23,10 +25,55 @@ export async function projectKeysResponse(
     secret: k.secret_key,
     projectId: project.id,
     isActive: k.enabled === 1,
+    rateLimit:
+      k.rate_limit_window && k.rate_limit_count !== null
+        ? { window: k.rate_limit_window, count: k.rate_limit_count }
+        : null,
     dateCreated: new Date(k.created_at).toISOString(),
     dsn: {
       public: formatDsn(base, k.public_key, project.id),
       secret: formatDsn(base, `${k.public_key}:${k.secret_key}`, project.id),
     },
   }));
+}
+
+export const KeyUpdateSchema = z.object({
+  /** Sentry's shape; null removes the limit. A window of a day at most, like Sentry's UI. */
+  rateLimit: z
+    .object({
+      window: z.number().int().min(1).max(86_400),
+      count: z.number().int().min(0).max(1e9),
+    })
+    .nullable()
+    .optional(),
+});
+
+/** PUT /api/0/projects/<org>/<project>/keys/<public key>/ */
+export async function updateProjectKey(
+  db: Db,
+  orgSlug: string,
+  projectSlug: string,
+  publicKey: string,
+  update: z.infer<typeof KeyUpdateSchema>,
+  requestUrl: URL,
+) {
+  const project = await findProjectBySlugs(db, orgSlug, projectSlug);
+  if (!project) throw new AppError("not_found", "project not found");
+  if (update.rateLimit !== undefined) {
+    const result = await db.kysely
+      .updateTable("project_keys")
+      .set({
+        rate_limit_window: update.rateLimit?.window ?? null,
+        rate_limit_count: update.rateLimit?.count ?? null,
+      })
+      .where("project_id", "=", project.id)
+      .where("public_key", "=", publicKey)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new AppError("not_found", "key not found");
+    invalidateKeyCaches(publicKey);
+  }
+  const keys = await projectKeysResponse(db, orgSlug, projectSlug, requestUrl);
+  const key = keys.find((k) => k.public === publicKey);
+  if (!key) throw new AppError("not_found", "key not found");
+  return key;
 }

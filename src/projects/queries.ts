@@ -30,7 +30,7 @@ export async function findProjectBySlugs(
 export async function listProjectKeys(db: Db, projectId: number) {
   return db.kysely
     .selectFrom("project_keys")
-    .select(["id", "public_key", "secret_key", "label", "enabled", "created_at", "project_id"])
+    .selectAll()
     .where("project_id", "=", projectId)
     .orderBy("id")
     .execute();

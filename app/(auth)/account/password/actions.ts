@@ -1,0 +1,22 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getAuth } from "@/src/auth/auth";
+import { changeOwnPassword } from "@/src/auth/password";
+import { changePasswordSchema } from "@/src/auth/schemas";
+import { requireUser } from "@/src/auth/with-org";
+import { getDb } from "@/src/db/connection";
+
+export async function changePassword(formData: FormData): Promise<void> {
+  const user = await requireUser();
+  const parsed = changePasswordSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) redirect("/account/password?error=too_short");
+  const result = await changeOwnPassword(
+    { db: getDb(), auth: await getAuth() },
+    user.id,
+    parsed.data,
+    await headers(),
+  );
+  redirect(result === "changed" ? "/account/password?done=1" : `/account/password?error=${result}`);
+}

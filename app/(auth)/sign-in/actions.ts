@@ -1,0 +1,32 @@
+"use server";
+
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getAuth } from "@/src/auth/auth";
+import { safeNextPath, signInSchema } from "@/src/auth/schemas";
+import { signInWithPassword } from "@/src/auth/sign-in";
+import { getDb } from "@/src/db/connection";
+import { firstOrgSlugOf } from "@/src/orgs/queries";
+
+/** Errors go back to the form as a code in the URL, so the page works without JavaScript. */
+export async function signIn(formData: FormData): Promise<void> {
+  const next = safeNextPath(formData.get("next"));
+  const back = (error: string) =>
+    `/sign-in?error=${error}${next ? `&next=${encodeURIComponent(next)}` : ""}`;
+  const parsed = signInSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) redirect(back("invalid_input"));
+  const db = getDb();
+  const result = await signInWithPassword(
+    { db, auth: await getAuth() },
+    parsed.data,
+    await headers(),
+  );
+  if (!result.ok) redirect(back(result.reason));
+  redirect(next ?? `/${(await firstOrgSlugOf(db, result.userId)) ?? ""}`);
+}
+
+export async function signOut(): Promise<void> {
+  const auth = await getAuth();
+  await auth.api.signOut({ headers: await headers() });
+  redirect("/sign-in");
+}

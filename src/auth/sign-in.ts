@@ -1,0 +1,71 @@
+import { APIError } from "better-auth/api";
+import type { Db } from "../db/connection";
+import type { FaultlineAuth } from "./auth";
+import { clientIpFromHeaders } from "./client-ip";
+import { clearRateLimit, consumeRateLimit, refundRateLimit } from "./rate-limit";
+
+/**
+ * Per address: enough for an office behind one NAT, too few for guessing. Per account: a
+ * handful of tries, so spreading guesses over many addresses does not help either. A success
+ * clears its account's count and does not count against its address.
+ */
+export const SIGN_IN_LIMITS = {
+  perIp: { max: 20, windowMs: 15 * 60_000 },
+  perAccount: { max: 5, windowMs: 15 * 60_000 },
+} as const;
+
+export type SignInResult =
+  | { ok: true; userId: string }
+  | { ok: false; reason: "invalid_credentials" | "rate_limited" };
+
+export async function signInWithPassword(
+  deps: { db: Db; auth: FaultlineAuth },
+  input: { email: string; password: string },
+  requestHeaders: Headers,
+): Promise<SignInResult> {
+  const email = input.email.toLowerCase();
+  const ipKey = `sign-in:ip:${clientIpFromHeaders(requestHeaders)}`;
+  const accountKey = `sign-in:account:${email}`;
+  // Counted before the password is checked, so a limited account cannot be probed further.
+  if (!(await consumeRateLimit(deps.db, ipKey, SIGN_IN_LIMITS.perIp)).allowed) {
+    return { ok: false, reason: "rate_limited" };
+  }
+  if (!(await consumeRateLimit(deps.db, accountKey, SIGN_IN_LIMITS.perAccount)).allowed) {
+    return { ok: false, reason: "rate_limited" };
+  }
+  const session = await startSession(
+    deps.auth,
+    { email, password: input.password },
+    requestHeaders,
+  );
+  if (!session) return { ok: false, reason: "invalid_credentials" };
+  await clearRateLimit(deps.db, accountKey);
+  await refundRateLimit(deps.db, ipKey);
+  return { ok: true, userId: session.userId };
+}
+
+/**
+ * Checks the password and opens a session; in a server action the session cookie is set on
+ * the response by better-auth's nextCookies plugin. Null when email or password is wrong.
+ */
+export async function startSession(
+  auth: FaultlineAuth,
+  input: { email: string; password: string },
+  requestHeaders: Headers,
+): Promise<{ userId: string } | null> {
+  try {
+    const result = await auth.api.signInEmail({
+      body: { email: input.email, password: input.password, rememberMe: true },
+      headers: requestHeaders,
+    });
+    return { userId: result.user.id };
+  } catch (err) {
+    if (
+      err instanceof APIError &&
+      (err.status === "UNAUTHORIZED" || err.status === "BAD_REQUEST")
+    ) {
+      return null;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,153 @@
+import type { Transaction } from "kysely";
+import type { FaultlineAuth } from "../auth/auth";
+import { createPasswordUser, generateTemporaryPassword } from "../auth/credentials";
+import { can, type Role } from "../auth/permissions";
+import { type AccountsDatabase, accountsDb } from "../auth/tables";
+import type { Db } from "../db/connection";
+import { AppError } from "../errors";
+
+/**
+ * Membership changes and their rules. The caller has already established that the actor may
+ * manage members at all (`members.write`); these functions add what depends on the target:
+ * only `owners.write` touches owners, and an organization never loses its last owner.
+ */
+export interface Actor {
+  userId: string;
+  role: Role;
+}
+
+export interface AddedMember {
+  email: string;
+  role: Role;
+  /** Set when the account was created here: shown once to the admin, never stored in clear. */
+  temporaryPassword?: string;
+}
+
+export async function addMember(
+  deps: { db: Db; auth: FaultlineAuth },
+  orgId: number,
+  actor: Actor,
+  input: { email: string; role: Role },
+): Promise<AddedMember> {
+  assertMayGrant(actor, input.role);
+  const email = input.email.toLowerCase();
+  const kdb = accountsDb(deps.db);
+  const existing = await kdb
+    .selectFrom("user")
+    .select("id")
+    .where("email", "=", email)
+    .executeTakeFirst();
+  let userId = existing?.id;
+  let temporaryPassword: string | undefined;
+  if (!userId) {
+    temporaryPassword = generateTemporaryPassword();
+    const name = email.split("@")[0] ?? email;
+    userId = (await createPasswordUser(deps.auth, { email, name, password: temporaryPassword })).id;
+  }
+  const inserted = await kdb
+    .insertInto("members")
+    .values({ organization_id: orgId, user_id: userId, role: input.role, created_at: Date.now() })
+    .onConflict((oc) => oc.columns(["organization_id", "user_id"]).doNothing())
+    .returning("user_id")
+    .executeTakeFirst();
+  if (!inserted) throw new AppError("bad_request", `${email} is already a member`);
+  return { email, role: input.role, temporaryPassword };
+}
+
+export async function changeMemberRole(
+  db: Db,
+  orgId: number,
+  actor: Actor,
+  input: { userId: string; role: Role },
+): Promise<void> {
+  await inOrgTransaction(db, orgId, async (trx) => {
+    const current = await roleOf(trx, orgId, input.userId);
+    assertMayChange(actor, current);
+    assertMayGrant(actor, input.role);
+    if (current === "owner" && input.role !== "owner") await assertAnotherOwner(trx, orgId);
+    await trx
+      .updateTable("members")
+      .set({ role: input.role })
+      .where("organization_id", "=", orgId)
+      .where("user_id", "=", input.userId)
+      .execute();
+  });
+}
+
+export async function removeMember(
+  db: Db,
+  orgId: number,
+  actor: Actor,
+  input: { userId: string },
+): Promise<void> {
+  await inOrgTransaction(db, orgId, async (trx) => {
+    const current = await roleOf(trx, orgId, input.userId);
+    assertMayChange(actor, current);
+    if (current === "owner") await assertAnotherOwner(trx, orgId);
+    await trx
+      .deleteFrom("members")
+      .where("organization_id", "=", orgId)
+      .where("user_id", "=", input.userId)
+      .execute();
+  });
+}
+
+type Trx = Transaction<AccountsDatabase>;
+
+/**
+ * On PostgreSQL the organization's row is locked for the transaction, so two owners demoting
+ * each other at once cannot both see "another owner is left". SQLite runs one writer anyway.
+ */
+async function inOrgTransaction(db: Db, orgId: number, run: (trx: Trx) => Promise<void>) {
+  await accountsDb(db)
+    .transaction()
+    .execute(async (trx) => {
+      if (db.dialect === "postgres") {
+        await trx
+          .selectFrom("organizations")
+          .select("id")
+          .where("id", "=", orgId)
+          .forUpdate()
+          .execute();
+      }
+      await run(trx);
+    });
+}
+
+async function roleOf(trx: Trx, orgId: number, userId: string): Promise<Role> {
+  const row = await trx
+    .selectFrom("members")
+    .select("role")
+    .where("organization_id", "=", orgId)
+    .where("user_id", "=", userId)
+    .executeTakeFirst();
+  if (!row) throw new AppError("not_found", "no such member");
+  return row.role;
+}
+
+function assertMayChange(actor: Actor, targetRole: Role): void {
+  if (targetRole === "owner" && !can(actor.role, "owners.write")) {
+    throw new AppError("forbidden", "only an owner can change or remove an owner");
+  }
+}
+
+function assertMayGrant(actor: Actor, role: Role): void {
+  if (role === "owner" && !can(actor.role, "owners.write")) {
+    throw new AppError("forbidden", "only an owner can make someone an owner");
+  }
+}
+
+async function assertAnotherOwner(trx: Trx, orgId: number): Promise<void> {
+  const owners = await trx
+    .selectFrom("members")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("organization_id", "=", orgId)
+    .where("role", "=", "owner")
+    .executeTakeFirstOrThrow();
+  if (Number(owners.n) <= 1) {
+    throw new AppError(
+      "bad_request",
+      "An organization needs at least one owner; make someone else owner first",
+    );
+  }
+}

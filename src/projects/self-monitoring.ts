@@ -1,0 +1,119 @@
+import diagnosticsChannel from "node:diagnostics_channel";
+import type { IncomingMessage } from "node:http";
+import { type Db, getDb } from "../db/connection";
+import { env } from "../env";
+import { matchIngestRoute } from "../ingest/accept";
+import { formatDsn } from "./dsn";
+import type { SelfMonitoringClientConfig } from "./self-monitoring-config";
+
+/**
+ * Faultline reports its own errors into its built-in `faultline` project (created by
+ * src/db/bootstrap.ts in organization 1), through the tunnel `/monitoring?o=&p=` that any
+ * browser SDK would use. The project's DSN key is random and created at first start, so it is
+ * read from the database at run time, never at build time.
+ */
+const SELF_PROJECT = { organizationId: 1, slug: "faultline" } as const;
+
+export interface SelfMonitoringTarget {
+  dsn: string;
+  /** Path and query of the tunnel; the browser posts to it as is, the server resolves it. */
+  tunnel: string;
+}
+
+export async function findSelfMonitoringTarget(
+  db: Db = getDb(),
+): Promise<SelfMonitoringTarget | null> {
+  const key = await db.kysely
+    .selectFrom("project_keys")
+    .innerJoin("projects", "projects.id", "project_keys.project_id")
+    .select(["project_keys.public_key as publicKey", "projects.id as projectId"])
+    .where("projects.organization_id", "=", SELF_PROJECT.organizationId)
+    .where("projects.slug", "=", SELF_PROJECT.slug)
+    .where("project_keys.enabled", "=", 1)
+    .orderBy("project_keys.id")
+    .executeTakeFirst();
+  if (!key) return null;
+  // With a tunnel the SDK only sends the DSN along for authentication; its host is never called.
+  const base = env().FAULTLINE_URL ?? "http://localhost";
+  return {
+    dsn: formatDsn(base, key.publicKey, key.projectId),
+    tunnel: `/monitoring?o=${SELF_PROJECT.organizationId}&p=${key.projectId}`,
+  };
+}
+
+const CACHE_MS = 60_000;
+let cached: { value: SelfMonitoringClientConfig; expires: number } | undefined;
+
+/**
+ * What the root layout hands to the browser SDK. Read on every page render, so it is cached
+ * for a minute; null (the browser SDK stays off) when the database cannot tell, so a broken
+ * self-monitoring setup never breaks a page.
+ */
+export async function selfMonitoringClientConfig(): Promise<SelfMonitoringClientConfig | null> {
+  if (cached && cached.expires > Date.now()) return cached.value;
+  try {
+    const target = await findSelfMonitoringTarget();
+    if (!target) return null;
+    const value = { ...target, tracesSampleRate: env().FAULTLINE_SELF_TRACES_SAMPLE_RATE };
+    cached = { value, expires: Date.now() + CACHE_MS };
+    return value;
+  } catch (err) {
+    console.error("[self-monitoring] cannot read the faultline project's DSN:", err);
+    return null;
+  }
+}
+
+/**
+ * The ingest endpoints that server.ts serves before Next. The app's own SDK must leave them
+ * alone: reporting on an ingested envelope would send another envelope, and so on.
+ */
+export function isIngestRequest(urlPath: string): boolean {
+  const url = new URL(urlPath, "http://localhost");
+  return matchIngestRoute(url.pathname, url.searchParams) !== null;
+}
+
+/**
+ * Keeps the server-side SDK's request instrumentation off the ingest path entirely. Its
+ * options only stop spans (ignoreIncomingRequests) and sessions; it would still fork a scope,
+ * continue a trace and enter an async context for every ingest request: about a seventh of
+ * the main thread under ingest load in a profile, about 1% with this. It skips a request that
+ * already carries its
+ * own "seen" mark (so that no request is handled twice); node:http publishes
+ * `http.server.request.start` before it emits the request, so ingest requests get that mark
+ * first. Should a later SDK drop the mark, ingest only gets slower: spans and sessions stay off.
+ */
+const SENTRY_SEEN_REQUEST = Symbol.for("sentry_http_server_instrumented");
+
+/** Returns the undo, for tests. */
+export function exemptIngestFromSelfMonitoring(): () => void {
+  const markIngest = (message: unknown) => {
+    const { request } = message as { request: IncomingMessage & { [SENTRY_SEEN_REQUEST]?: true } };
+    if (isIngestRequest(request.url ?? "/")) request[SENTRY_SEEN_REQUEST] = true;
+  };
+  diagnosticsChannel.subscribe("http.server.request.start", markIngest);
+  return () => diagnosticsChannel.unsubscribe("http.server.request.start", markIngest);
+}
+
+/**
+ * Where the server-side SDK posts: this process's own listener when it runs ingest, else the
+ * public URL (a `web` node behind a load balancer). Only known once server.ts listens (PORT=0
+ * picks a free port), so server.ts publishes it and the SDK's transport reads it when sending.
+ * Shared through globalThis because server.ts and Next's bundles each have their own copy of
+ * this module.
+ */
+const globalForSelfMonitoring = globalThis as unknown as { __faultlineSelfOrigin?: string };
+
+export function publishSelfMonitoringOrigin(origin: string | undefined): void {
+  globalForSelfMonitoring.__faultlineSelfOrigin = origin;
+}
+
+export function selfMonitoringOrigin(): string | undefined {
+  return globalForSelfMonitoring.__faultlineSelfOrigin;
+}
+
+/** `http://<host>:<port>` reachable from this machine for a server listening on `host`. */
+export function loopbackOrigin(host: string, port: number): string {
+  if (host === "0.0.0.0" || host === "") return `http://127.0.0.1:${port}`;
+  if (host === "::") return `http://[::1]:${port}`;
+  return host.includes(":") ? `http://[${host}]:${port}` : `http://${host}:${port}`;
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { clientIpFromHeaders, normalizeIp, resolveClientIp } from "../../src/auth/client-ip";
+import { ACTIONS, can, decideAccess, PERMISSIONS, ROLES } from "../../src/auth/permissions";
+import { safeNextPath } from "../../src/auth/schemas";
+import { isOrgSlug } from "../../src/orgs/slug";
+
+describe("the permission table", () => {
+  it("orders the roles: each may do everything the next one down may", () => {
+    for (let i = 0; i < ROLES.length - 1; i++) {
+      const higher = ROLES[i] as (typeof ROLES)[number];
+      const lower = ROLES[i + 1] as (typeof ROLES)[number];
+      for (const action of PERMISSIONS[lower])
+        expect(can(higher, action), `${higher} ${action}`).toBe(true);
+    }
+  });
+
+  it("matches the design's roles", () => {
+    expect(ACTIONS.filter((a) => can("owner", a))).toEqual([...ACTIONS]);
+    expect(can("admin", "members.write")).toBe(true);
+    expect(can("admin", "owners.write")).toBe(false);
+    expect(can("admin", "org.delete")).toBe(false);
+    expect(ACTIONS.filter((a) => can("member", a))).toEqual(["org.read", "issues.write"]);
+    expect(ACTIONS.filter((a) => can("viewer", a))).toEqual(["org.read"]);
+  });
+
+  it("tells 401, 404 and 403 apart, and never 403 to a non-member", () => {
+    expect(decideAccess(false, undefined, "org.read")).toBe("unauthenticated");
+    expect(decideAccess(false, "owner", "org.read")).toBe("unauthenticated");
+    expect(decideAccess(true, undefined, "org.read")).toBe("not_found");
+    expect(decideAccess(true, undefined, "org.delete")).toBe("not_found");
+    expect(decideAccess(true, "viewer", "issues.write")).toBe("forbidden");
+    expect(decideAccess(true, "member", "issues.write")).toBe("allowed");
+  });
+});
+
+describe("client address", () => {
+  it("uses the socket address unless a proxy is trusted", () => {
+    expect(resolveClientIp("198.51.100.9", "203.0.113.1", false)).toBe("203.0.113.1");
+    expect(resolveClientIp("198.51.100.9, 10.0.0.2", "10.0.0.1", true)).toBe("198.51.100.9");
+    expect(resolveClientIp(undefined, "10.0.0.1", true)).toBe("10.0.0.1");
+    expect(resolveClientIp(undefined, "::ffff:203.0.113.5", false)).toBe("203.0.113.5");
+  });
+
+  it("counts an IPv6 subscriber's /64 as one address", () => {
+    expect(normalizeIp("2001:db8:1:2:aaaa::1")).toBe("2001:db8:1:2::/64");
+    expect(normalizeIp("2001:DB8:1:2:ffff:ffff:ffff:ffff")).toBe("2001:db8:1:2::/64");
+    expect(clientIpFromHeaders(new Headers({ "x-forwarded-for": "192.0.2.1" }))).toBe("192.0.2.1");
+  });
+});
+
+describe("input edges", () => {
+  it("keeps the after-sign-in path on this site", () => {
+    expect(safeNextPath("/acme/settings/members")).toBe("/acme/settings/members");
+    expect(safeNextPath("//evil.example/")).toBeUndefined();
+    expect(safeNextPath("https://evil.example/")).toBeUndefined();
+    expect(safeNextPath("/\\evil.example")).toBeUndefined();
+  });
+
+  it("accepts organization slugs that cannot shadow Faultline's routes", () => {
+    expect(isOrgSlug("acme")).toBe(true);
+    expect(isOrgSlug("acme-2")).toBe(true);
+    for (const slug of [
+      "setup",
+      "sign-in",
+      "api",
+      "Acme",
+      "-acme",
+      "acme-",
+      "a b",
+      "favicon.ico",
+    ]) {
+      expect(isOrgSlug(slug), slug).toBe(false);
+    }
+  });
+});
