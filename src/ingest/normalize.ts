@@ -179,14 +179,15 @@ function assignMessage(event: NormalizedEvent, raw: Record<string, unknown>, not
   if (message !== undefined) event.message = message;
 }
 
+/** Sentry interfaces come as `{"values": [...]}` or, from older SDKs, as the bare list. */
+function valuesOf(raw: unknown): unknown[] | undefined {
+  if (Array.isArray(raw)) return raw;
+  return isObject(raw) && Array.isArray(raw.values) ? raw.values : undefined;
+}
+
 function exceptions(raw: unknown, notes: Notes): { values: ExceptionValue[] } | undefined {
   if (raw === undefined || raw === null) return undefined;
-  // Both `{"values": [...]}` and a bare list (older SDKs) are valid.
-  const list = Array.isArray(raw)
-    ? raw
-    : isObject(raw) && Array.isArray(raw.values)
-      ? raw.values
-      : undefined;
+  const list = valuesOf(raw);
   if (!list) {
     notes.add("invalid_data", "exception", raw);
     return undefined;
@@ -292,11 +293,7 @@ function frame(raw: unknown, path: string, notes: Notes): Frame | undefined {
 
 function threads(raw: unknown, notes: Notes): NormalizedEvent["threads"] {
   if (raw === undefined || raw === null) return undefined;
-  const list = Array.isArray(raw)
-    ? raw
-    : isObject(raw) && Array.isArray(raw.values)
-      ? raw.values
-      : undefined;
+  const list = valuesOf(raw);
   if (!list) {
     notes.add("invalid_data", "threads", raw);
     return undefined;
@@ -322,11 +319,7 @@ function threads(raw: unknown, notes: Notes): NormalizedEvent["threads"] {
 
 function breadcrumbs(raw: unknown, notes: Notes): Breadcrumb[] {
   if (raw === undefined || raw === null) return [];
-  const list = Array.isArray(raw)
-    ? raw
-    : isObject(raw) && Array.isArray(raw.values)
-      ? raw.values
-      : undefined;
+  const list = valuesOf(raw);
   if (!list) {
     notes.add("invalid_data", "breadcrumbs", raw);
     return [];
