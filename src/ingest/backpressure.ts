@@ -25,7 +25,6 @@ export class BackpressureGuard {
   private queuePressure: Pressure = null;
   private diskPressure: Pressure = null;
   private timer: NodeJS.Timeout | undefined;
-  lastBacklog: Backlog = { envelopes: 0, bytes: 0 };
 
   constructor(
     private readonly limits: BackpressureLimits,
@@ -39,7 +38,6 @@ export class BackpressureGuard {
   async check(): Promise<void> {
     try {
       const backlog = await this.readBacklog();
-      this.lastBacklog = backlog;
       const { maxEnvelopes, maxBytes } = this.limits;
       this.queuePressure =
         backlog.envelopes >= maxEnvelopes || backlog.bytes >= maxBytes

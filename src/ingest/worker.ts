@@ -20,7 +20,6 @@ export class IngestWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
-  processed = 0;
   private readonly encoder = new PayloadEncoder();
 
   constructor(
@@ -67,7 +66,6 @@ export class IngestWorker {
       let handled = 0;
       try {
         handled = await this.runOnce();
-        this.processed += handled;
       } catch (err) {
         // Typically the database is unreachable; the batch was rolled back and stays queued.
         console.error("[worker] batch failed, retrying in 1 s:", err);
