@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { connection } from "next/server";
 import type { ReactNode } from "react";
+import "./globals.css";
 import { selfMonitoringClientConfig } from "@/src/projects/self-monitoring";
 import { SELF_MONITORING_META_NAME } from "@/src/projects/self-monitoring-config";
 

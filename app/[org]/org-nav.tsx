@@ -3,40 +3,49 @@ import type { CSSProperties } from "react";
 import { signOut } from "@/app/(auth)/sign-in/actions";
 import type { OrgContext } from "@/src/auth/with-org";
 
+type Section = "issues" | "projects" | "members";
+
 /** The header of an organization's pages: where you are, who you are, a way out. */
-export function OrgNav({ ctx }: { ctx: OrgContext }) {
+export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
   const base = `/${ctx.org.slug}`;
+  const links: { key: Section; href: string; label: string }[] = [
+    { key: "issues", href: `${base}/issues`, label: "Issues" },
+    { key: "projects", href: `${base}/projects`, label: "Projects" },
+    { key: "members", href: `${base}/settings/members`, label: "Members" },
+  ];
   return (
-    <header style={bar}>
-      <nav aria-label="Organization">
-        <strong>{ctx.org.name}</strong> · <Link href={base}>Projects</Link> ·{" "}
-        <Link href={`${base}/settings/members`}>Members</Link>
+    <header className="mb-4 flex flex-wrap items-center justify-between gap-3 border-b border-line pb-2">
+      <nav aria-label="Organization" className="flex items-center gap-4">
+        <Link href={base} className="font-semibold text-fg no-underline">
+          {ctx.org.name}
+        </Link>
+        {links.map((link) => (
+          <Link
+            key={link.key}
+            href={link.href}
+            aria-current={link.key === current ? "page" : undefined}
+            className={link.key === current ? "font-medium text-fg" : "text-muted hover:text-fg"}
+          >
+            {link.label}
+          </Link>
+        ))}
       </nav>
-      <form action={signOut} style={{ display: "flex", gap: "0.5rem", alignItems: "center" }}>
-        <span style={{ color: "GrayText" }}>
+      <form action={signOut} className="flex items-center gap-3 text-muted">
+        <span>
           {ctx.user.email} ({ctx.role})
         </span>
         <Link href="/account/password">Change password</Link>
-        <button type="submit">Sign out</button>
+        <button type="submit" className="rounded border border-line px-2 py-0.5 hover:bg-raised">
+          Sign out
+        </button>
       </form>
     </header>
   );
 }
 
+/** The page frame of organization pages: full width for dense lists, readable margins. */
 export const page: CSSProperties = {
-  fontFamily: "system-ui, sans-serif",
-  lineHeight: 1.5,
-  maxWidth: "56rem",
+  maxWidth: "88rem",
   margin: "0 auto",
-  padding: "1rem 1.5rem",
-};
-
-const bar: CSSProperties = {
-  display: "flex",
-  justifyContent: "space-between",
-  alignItems: "center",
-  gap: "1rem",
-  flexWrap: "wrap",
-  borderBottom: "1px solid GrayText",
-  paddingBottom: "0.5rem",
+  padding: "0.75rem 1.5rem",
 };
