@@ -1,4 +1,4 @@
-import type { PayloadEncoder } from "../events/payload";
+import { encodePayload } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
@@ -10,23 +10,9 @@ import type { QueuedEnvelope } from "./queue";
 
 /**
  * The process stage: queued envelopes in, events ready to store and outcomes out. Pure CPU
- * work with no database access, so it runs before the write transaction opens.
+ * work with no database access, so it runs before the write transaction opens (in
+ * processor threads, see processor-pool.ts).
  */
-export interface ProcessedEvent {
-  projectId: number;
-  receivedAt: number;
-  event: NormalizedEvent;
-  grouping: Grouping;
-  userKey: string | undefined;
-  /** The compressed payload for `events.payload`, being compressed while the batch goes on. */
-  payload: Promise<Buffer>;
-}
-
-export interface ProcessedBatch {
-  events: ProcessedEvent[];
-  outcomes: OutcomeCounter;
-}
-
 /** What the store stage needs of an event besides its payload: small enough to pass between threads. */
 export interface EventSummary {
   event_id: string;
@@ -52,20 +38,11 @@ export interface StorableBatch {
   outcomes: OutcomeCounter;
 }
 
-/**
- * Processes a claimed batch. After each envelope it lets the event loop turn: that is where
- * the thread pool's finished compressions are collected and the next ones started, so
- * compression runs beside the parsing instead of after it (one turn costs microseconds; a
- * batch parsed without turns left the thread idle for a third of the time).
- */
-export async function processEnvelopes(
-  envelopes: QueuedEnvelope[],
-  encoder: PayloadEncoder,
-): Promise<StorableBatch> {
-  const batch: ProcessedBatch = { events: [], outcomes: new OutcomeCounter() };
+export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
+  const batch: StorableBatch = { events: [], outcomes: new OutcomeCounter() };
   for (const envelope of envelopes) {
     try {
-      processEnvelope(envelope, batch, encoder);
+      processEnvelope(envelope, batch);
     } catch (err) {
       // A bug here must not wedge the queue: the envelope is counted and the batch goes on.
       console.error(`[worker] envelope ${envelope.id} failed to process:`, err);
@@ -77,20 +54,8 @@ export async function processEnvelopes(
         "internal_error",
       );
     }
-    await new Promise((resolve) => setImmediate(resolve));
   }
-  const payloads = await Promise.all(batch.events.map((e) => e.payload));
-  return {
-    outcomes: batch.outcomes,
-    events: batch.events.map((e, i) => ({
-      projectId: e.projectId,
-      receivedAt: e.receivedAt,
-      event: summarize(e.event),
-      grouping: e.grouping,
-      userKey: e.userKey,
-      payload: payloads[i] as Buffer,
-    })),
-  };
+  return batch;
 }
 
 function summarize(event: NormalizedEvent): EventSummary {
@@ -117,8 +82,7 @@ function parseJson(payload: Buffer): unknown {
 
 function processEnvelope(
   envelope: QueuedEnvelope,
-  batch: ProcessedBatch,
-  encoder: PayloadEncoder,
+  batch: StorableBatch,
 ): void {
   const { projectId, receivedAt } = envelope;
   if (envelope.kind === "outcomes") {
@@ -126,7 +90,7 @@ function processEnvelope(
     return;
   }
   if (envelope.kind === "store") {
-    addEvent(parseJson(envelope.body), undefined, envelope, batch, encoder);
+    addEvent(parseJson(envelope.body), undefined, envelope, batch);
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -136,7 +100,7 @@ function processEnvelope(
     return;
   }
   for (const item of framed.value.items) {
-    processItem(item, framed.value.header.event_id, envelope, batch, encoder);
+    processItem(item, framed.value.header.event_id, envelope, batch);
   }
 }
 
@@ -144,8 +108,7 @@ function processItem(
   item: FramedItem,
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
-  batch: ProcessedBatch,
-  encoder: PayloadEncoder,
+  batch: StorableBatch,
 ): void {
   const { projectId, receivedAt } = envelope;
   const type = item.header.type;
@@ -156,7 +119,7 @@ function processItem(
   }
   switch (type) {
     case "event":
-      addEvent(parseJson(item.payload), envelopeEventId, envelope, batch, encoder);
+      addEvent(parseJson(item.payload), envelopeEventId, envelope, batch);
       return;
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
@@ -178,8 +141,7 @@ function addEvent(
   raw: unknown,
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
-  batch: ProcessedBatch,
-  encoder: PayloadEncoder,
+  batch: StorableBatch,
 ): void {
   const { projectId, receivedAt } = envelope;
   if (isObject(raw) && raw.type === "transaction") {
@@ -194,15 +156,15 @@ function addEvent(
   batch.events.push({
     projectId,
     receivedAt,
-    event,
+    event: summarize(event),
     grouping: groupEvent(event),
     userKey: userKey(event.user),
-    payload: encoder.encode(event),
+    payload: encodePayload(event),
   });
 }
 
 /** Outcomes counted while accepting (rate limited, queue full), queued as a JSON list. */
-function addAcceptOutcomes(raw: unknown, batch: ProcessedBatch): void {
+function addAcceptOutcomes(raw: unknown, batch: StorableBatch): void {
   if (!Array.isArray(raw)) return;
   batch.outcomes.addAll(
     raw.filter((c): c is OutcomeCount => isObject(c) && typeof c.quantity === "number"),
@@ -210,7 +172,7 @@ function addAcceptOutcomes(raw: unknown, batch: ProcessedBatch): void {
 }
 
 /** The SDK's own count of what it discarded before sending (queue full, sampling, …). */
-function addClientReport(raw: unknown, envelope: QueuedEnvelope, batch: ProcessedBatch): void {
+function addClientReport(raw: unknown, envelope: QueuedEnvelope, batch: StorableBatch): void {
   if (!isObject(raw) || !Array.isArray(raw.discarded_events)) {
     batch.outcomes.add(
       envelope.projectId,

@@ -1,5 +1,4 @@
 import { parentPort } from "node:worker_threads";
-import { PayloadEncoder } from "../events/payload";
 import type { OutcomeCount } from "./outcomes";
 import { processEnvelopes, type StorableEvent } from "./process";
 import type { QueuedEnvelope } from "./queue";
@@ -20,9 +19,8 @@ export type ProcessResponse =
   | { id: number; ok: false; error: string };
 
 lowerThreadPriority();
-const encoder = new PayloadEncoder();
 
-parentPort?.on("message", async (request: ProcessRequest) => {
+parentPort?.on("message", (request: ProcessRequest) => {
   let response: ProcessResponse;
   try {
     // Buffers arrive as plain Uint8Arrays after cloning.
@@ -30,7 +28,7 @@ parentPort?.on("message", async (request: ProcessRequest) => {
       ...e,
       body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength),
     }));
-    const batch = await processEnvelopes(envelopes, encoder);
+    const batch = processEnvelopes(envelopes);
     response = { id: request.id, ok: true, events: batch.events, outcomes: batch.outcomes.list() };
   } catch (err) {
     response = {

@@ -1,4 +1,3 @@
-import { PayloadEncoder } from "../events/payload";
 import { processEnvelopes } from "./process";
 import type { ProcessorPool } from "./processor-pool";
 import type { QueuedEnvelope, QueueReader } from "./queue";
@@ -20,7 +19,6 @@ export class IngestWorker {
   private running = false;
   private loop: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
-  private readonly encoder = new PayloadEncoder();
 
   constructor(
     private readonly reader: QueueReader,
@@ -32,7 +30,7 @@ export class IngestWorker {
     return this.reader.processBatch(
       this.options.batchSize ?? 250,
       (envelopes: QueuedEnvelope[]) =>
-        this.options.processors?.process(envelopes) ?? processEnvelopes(envelopes, this.encoder),
+        this.options.processors?.process(envelopes) ?? processEnvelopes(envelopes),
       storeBatch,
     );
   }
@@ -58,7 +56,6 @@ export class IngestWorker {
     this.running = false;
     this.wake();
     await this.loop;
-    this.encoder.close();
   }
 
   private async run(): Promise<void> {
