@@ -34,15 +34,9 @@ export function resolveDatabaseUrl(url: string | undefined = env().DATABASE_URL)
   throw new Error(`DATABASE_URL must start with postgres://, postgresql:// or file: (got ${url})`);
 }
 
-export function openSqlite(
-  file: string,
-  cacheMiB = 16,
-  pageSize?: number,
-): SqliteDatabase.Database {
+export function openSqlite(file: string, cacheMiB = 16): SqliteDatabase.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
-  // Only takes effect on a new file (before WAL mode is set); existing files keep theirs.
-  if (pageSize) sqlite.pragma(`page_size = ${pageSize}`);
   sqlite.pragma("journal_mode = WAL");
   // NORMAL in WAL mode loses nothing when the process dies, only on power loss.
   sqlite.pragma("synchronous = NORMAL");
