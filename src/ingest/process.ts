@@ -80,10 +80,7 @@ function parseJson(payload: Buffer): unknown {
   }
 }
 
-function processEnvelope(
-  envelope: QueuedEnvelope,
-  batch: StorableBatch,
-): void {
+function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
   const { projectId, receivedAt } = envelope;
   if (envelope.kind === "outcomes") {
     addAcceptOutcomes(parseJson(envelope.body), batch);
