@@ -188,4 +188,43 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
     expect(await worker.drain()).toBe(0);
     expect((await issues()).find((r) => r.culprit?.startsWith("g_"))?.times_seen).toBe(1);
   });
+
+  it("writes batches prepared concurrently in queue order, and retries both when the first fails", async () => {
+    for (let i = 0; i < 4; i++) await send(event(variant(base, { path: `p${i}` })));
+    const { processEnvelopes } = await import("../src/ingest/process");
+    const { storeBatch } = await import("../src/ingest/store");
+    // Batch 1 is prepared slowly and then fails; batch 2 (claimed meanwhile) must not be
+    // written before it, nor after it failed: both stay queued.
+    let releaseFirst = () => {};
+    const held = new Promise<void>((r) => {
+      releaseFirst = r;
+    });
+    let entered = () => {};
+    const firstPreparing = new Promise<void>((r) => {
+      entered = r;
+    });
+    const first = reader.processBatch(
+      2,
+      async (envs) => {
+        entered();
+        await held;
+        return processEnvelopes(envs);
+      },
+      async () => {
+        throw new Error("simulated failure of the first batch");
+      },
+    );
+    await firstPreparing;
+    const second = reader.processBatch(2, (envs) => processEnvelopes(envs), storeBatch);
+    await new Promise((r) => setTimeout(r, 50));
+    releaseFirst();
+    await expect(first).rejects.toThrow("simulated failure");
+    // PostgreSQL claims with SKIP LOCKED, so its second batch had other rows and commits.
+    const secondResult = await second.catch(() => 0);
+    await worker.drain();
+    const stored = (await issues()).filter((r) => /^p\d_/.test(r.culprit ?? ""));
+    expect(stored.map((r) => r.times_seen)).toEqual([1, 1, 1, 1]);
+    expect(await reader.depth()).toBe(0);
+    expect([0, 2]).toContain(secondResult);
+  });
 });

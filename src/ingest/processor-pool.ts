@@ -26,7 +26,7 @@ export class ProcessorPool {
 
   private spawn(): Worker {
     const thread = new Worker(new URL("./processor-thread.js", import.meta.url), {
-      resourceLimits: { maxYoungGenerationSizeMb: 32 },
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
     thread.on("message", (response: ProcessResponse) => {
       const waiter = this.pending.get(response.id);

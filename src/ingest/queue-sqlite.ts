@@ -134,28 +134,52 @@ export async function openSqliteQueue(db: Db) {
       );
       const remove = sqlite.prepare("DELETE FROM ingest_queue WHERE id <= ?");
       const count = sqlite.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?");
+      // `done`: the last id whose effects are committed (the mark). `claimed`: the last id
+      // handed to a batch. Batches are prepared concurrently (processor threads) but written
+      // strictly in claim order, each only if the mark sits exactly where it starts, so the
+      // mark advances without gaps whatever fails.
       let done = mark;
+      let claimed = mark;
+      let previousWrite: Promise<void> = Promise.resolve();
       let batches = 0;
       return {
         async processBatch(limit, prepare, write) {
-          const upTo = lastIdWithinBytes(sizes.all(done, limit) as { id: number; size: number }[]);
+          const from = claimed;
+          const upTo = lastIdWithinBytes(sizes.all(from, limit) as { id: number; size: number }[]);
           if (upTo === undefined) return 0;
-          const rows = select.all(done, upTo) as QueueRow[];
+          const rows = select.all(from, upTo) as QueueRow[];
           const last = rows[rows.length - 1];
           if (!last) return 0;
-          const prepared = await prepare(rows.map(toEnvelope));
-          await db.kysely.transaction().execute(async (trx) => {
-            await write(prepared, trx);
-            await trx
-              .insertInto("worker_state")
-              .values({ name: MARK, value: last.id })
-              .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
-              .execute();
+          claimed = last.id;
+          const turn = previousWrite;
+          let finished = () => {};
+          previousWrite = new Promise((resolve) => {
+            finished = resolve;
           });
-          done = last.id;
-          remove.run(done);
-          if (++batches % 16 === 0) sqlite.pragma("wal_checkpoint(PASSIVE)");
-          return rows.length;
+          try {
+            const prepared = await prepare(rows.map(toEnvelope));
+            await turn;
+            if (done !== from)
+              throw new Error("an earlier batch failed; its envelopes are retried first");
+            await db.kysely.transaction().execute(async (trx) => {
+              await write(prepared, trx);
+              await trx
+                .insertInto("worker_state")
+                .values({ name: MARK, value: last.id })
+                .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
+                .execute();
+            });
+            done = last.id;
+            remove.run(done);
+            if (++batches % 16 === 0) sqlite.pragma("wal_checkpoint(PASSIVE)");
+            return rows.length;
+          } catch (err) {
+            // Everything after the mark is claimed again by the next batch.
+            claimed = done;
+            throw err;
+          } finally {
+            finished();
+          }
         },
         async depth() {
           return (count.get(done) as { n: number }).n;

@@ -43,7 +43,9 @@ export interface QueueReader {
   /**
    * Claims up to `limit` envelopes, runs `prepare` on them (CPU work, outside any write
    * lock where the backend allows), then `write` inside the transaction that also removes
-   * them from the queue. Returns how many envelopes were handled.
+   * them from the queue. Returns how many envelopes were handled. May be called again
+   * before an earlier call finished (so one batch is prepared while another is written);
+   * effects are still committed in queue order.
    */
   processBatch<T>(
     limit: number,

@@ -8,7 +8,10 @@ import { storeBatch } from "./store";
  * empty until woken (same process) or the poll interval passes (other processes).
  */
 export interface WorkerOptions {
-  /** Processor threads for the process stage; without, it runs in the worker's own thread. */
+  /**
+   * Processor threads for the process stage; without, it runs in the worker's own thread.
+   * With them, two batches are in flight: one being processed while the other is written.
+   */
   processors?: ProcessorPool;
   /** Envelopes per batch. Larger batches amortize statements; smaller ones hold locks less. */
   batchSize?: number;
@@ -17,8 +20,8 @@ export interface WorkerOptions {
 
 export class IngestWorker {
   private running = false;
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
+  private loops: Promise<void>[] = [];
+  private sleepers = new Set<() => void>();
 
   constructor(
     private readonly reader: QueueReader,
@@ -45,17 +48,19 @@ export class IngestWorker {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    const inFlight = this.options.processors ? 2 : 1;
+    for (let i = 0; i < inFlight; i++) this.loops.push(this.run());
   }
 
   wake(): void {
-    this.wakeUp?.();
+    for (const wakeUp of [...this.sleepers]) wakeUp();
   }
 
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
-    await this.loop;
+    await Promise.all(this.loops);
+    this.loops = [];
   }
 
   private async run(): Promise<void> {
@@ -75,14 +80,13 @@ export class IngestWorker {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        self.wakeUp = undefined;
+        this.sleepers.delete(done);
         resolve();
-      }
-      this.wakeUp = done;
+      };
+      const timer = setTimeout(done, ms);
+      this.sleepers.add(done);
     });
   }
 }
