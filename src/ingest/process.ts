@@ -4,9 +4,11 @@ import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
 import { itemQuantity, itemTypeInfo } from "./item-types";
 import { isObject } from "./lenient";
+import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import type { QueuedEnvelope } from "./queue";
+import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
 
 /**
  * The process stage: queued envelopes in, events ready to store and outcomes out. Pure CPU
@@ -24,6 +26,8 @@ export interface ProcessedEvent {
 
 export interface ProcessedBatch {
   events: ProcessedEvent[];
+  spans: StorableSpan[];
+  logs: StorableLog[];
   outcomes: OutcomeCounter;
 }
 
@@ -49,6 +53,8 @@ export interface StorableEvent {
 
 export interface StorableBatch {
   events: StorableEvent[];
+  spans: StorableSpan[];
+  logs: StorableLog[];
   outcomes: OutcomeCounter;
 }
 
@@ -62,7 +68,7 @@ export async function processEnvelopes(
   envelopes: QueuedEnvelope[],
   encoder: PayloadEncoder,
 ): Promise<StorableBatch> {
-  const batch: ProcessedBatch = { events: [], outcomes: new OutcomeCounter() };
+  const batch: ProcessedBatch = { events: [], spans: [], logs: [], outcomes: new OutcomeCounter() };
   for (const envelope of envelopes) {
     try {
       processEnvelope(envelope, batch, encoder);
@@ -82,6 +88,8 @@ export async function processEnvelopes(
   const payloads = await Promise.all(batch.events.map((e) => e.payload));
   return {
     outcomes: batch.outcomes,
+    spans: batch.spans,
+    logs: batch.logs,
     events: batch.events.map((e, i) => ({
       projectId: e.projectId,
       receivedAt: e.receivedAt,
@@ -161,6 +169,15 @@ function processItem(
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
       return;
+    case "transaction":
+      addTransaction(parseJson(item.payload), envelopeEventId, envelope, batch);
+      return;
+    case "span":
+      addSpanItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+      return;
+    case "log":
+      addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+      return;
     default:
       // Stored by later stages of the protocol work; counted so nothing vanishes unseen.
       batch.outcomes.add(
@@ -183,7 +200,7 @@ function addEvent(
 ): void {
   const { projectId, receivedAt } = envelope;
   if (isObject(raw) && raw.type === "transaction") {
-    batch.outcomes.add(projectId, receivedAt, "transaction", "filtered", "item_type_not_stored");
+    addTransaction(raw, envelopeEventId, envelope, batch);
     return;
   }
   const event = normalizeEvent(raw, { envelopeEventId, receivedAt });
