@@ -311,6 +311,53 @@ describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
     expect(await outcome("transaction", "invalid", "invalid_transaction")).toBe(2);
   });
 
+  it("moves spans and logs from a clock running ahead back to their arrival", async () => {
+    const trace = "4".repeat(32);
+    const inAnHour = Date.now() / 1000 + 3600;
+    const before = Date.now();
+    await send(
+      buildEnvelope([
+        {
+          type: "span",
+          payload: {
+            version: 2,
+            items: [
+              {
+                trace_id: trace,
+                span_id: "5".repeat(16),
+                start_timestamp: inAnHour,
+                end_timestamp: inAnHour + 2,
+                is_segment: true,
+              },
+              {
+                trace_id: trace,
+                span_id: "6".repeat(16),
+                parent_span_id: "5".repeat(16),
+                start_timestamp: inAnHour + 1,
+                end_timestamp: inAnHour + 1.5,
+              },
+            ],
+          },
+        },
+        { type: "log", payload: { items: [{ body: "from the future", timestamp: inAnHour }] } },
+      ]),
+    );
+    await worker.drain();
+    const [segment, child] = (await spanRows())
+      .filter((s) => s.trace_id === trace)
+      .sort((a, b) => a.start_timestamp - b.start_timestamp);
+    expect(segment?.end_timestamp).toBeLessThanOrEqual(Date.now());
+    expect(segment?.end_timestamp).toBeGreaterThanOrEqual(before);
+    expect(segment?.duration).toBeCloseTo(2000, 3);
+    expect((child?.start_timestamp ?? 0) - (segment?.start_timestamp ?? 0)).toBeCloseTo(1000, 3);
+    const log = await db.kysely
+      .selectFrom("log_items")
+      .select("timestamp")
+      .where("body", "=", "from the future")
+      .executeTakeFirstOrThrow();
+    expect(log.timestamp).toBeLessThanOrEqual(Date.now());
+  });
+
   it("stores a transaction posted to /store/ and a retried span once", async () => {
     const trace = "1".repeat(32);
     const tx = {

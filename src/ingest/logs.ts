@@ -102,8 +102,7 @@ function toLog(raw: unknown, projectId: number, receivedAt: number): StorableLog
   return {
     projectId,
     receivedAt,
-    // A log without a usable time is kept at the time it arrived.
-    timestamp: toMs(raw.timestamp) ?? receivedAt,
+    timestamp: logTime(raw.timestamp, receivedAt),
     trace_id: hexId(raw.trace_id, 32) ?? null,
     span_id: hexId(raw.span_id, 16) ?? hexId(attributes["sentry.trace.parent_span_id"], 16) ?? null,
     severity,
@@ -113,6 +112,15 @@ function toLog(raw: unknown, projectId: number, receivedAt: number): StorableLog
     release: text(attributes["sentry.release"], 200) ?? null,
     environment: text(attributes["sentry.environment"], 64) ?? null,
   };
+}
+
+/**
+ * A log without a usable time is kept at the time it arrived; so is one from a clock
+ * running ahead, which retention (by timestamp) would otherwise not reach.
+ */
+function logTime(raw: unknown, receivedAt: number): number {
+  const ms = toMs(raw);
+  return ms === undefined || ms > receivedAt + 60_000 ? receivedAt : ms;
 }
 
 function severityOf(

@@ -71,7 +71,7 @@ export function addTransaction(
     sink.outcomes.add(projectId, receivedAt, "transaction", "invalid", "invalid_transaction");
     return;
   }
-  sink.spans.push(segment);
+  const spans = [segment];
   const children = Array.isArray(raw.spans) ? raw.spans : [];
   const inherited: Inherited = {
     trace_id: segment.trace_id,
@@ -81,13 +81,10 @@ export function addTransaction(
     release: segment.release,
     environment: segment.environment,
   };
-  let accepted = 1;
   for (const child of children.slice(0, MAX_CONTAINER_ITEMS)) {
     const span = toSpan(child, source, inherited);
-    if (span) {
-      sink.spans.push(span);
-      accepted++;
-    } else sink.outcomes.add(projectId, receivedAt, "span", "invalid", "invalid_span");
+    if (span) spans.push(span);
+    else sink.outcomes.add(projectId, receivedAt, "span", "invalid", "invalid_span");
   }
   if (children.length > MAX_CONTAINER_ITEMS)
     sink.outcomes.add(
@@ -98,9 +95,10 @@ export function addTransaction(
       "too_many_items",
       children.length - MAX_CONTAINER_ITEMS,
     );
+  keepInPast(spans, receivedAt, sink);
   sink.outcomes.add(projectId, receivedAt, "transaction", "accepted", "");
   // Relay counts a transaction's spans (itself included) in the span category too.
-  sink.outcomes.add(projectId, receivedAt, "span", "accepted", "", accepted);
+  sink.outcomes.add(projectId, receivedAt, "span", "accepted", "", spans.length);
 }
 
 function transactionSegment(
@@ -138,13 +136,11 @@ export function addSpanItem(raw: unknown, quantity: number, source: Source, sink
     sink.outcomes.add(projectId, receivedAt, "span", "invalid", "invalid_json", quantity);
     return;
   }
-  let accepted = 0;
+  const spans: StorableSpan[] = [];
   for (const item of items.slice(0, MAX_CONTAINER_ITEMS)) {
     const span = toSpan(item, source, {});
-    if (span) {
-      sink.spans.push(span);
-      accepted++;
-    } else sink.outcomes.add(projectId, receivedAt, "span", "invalid", "invalid_span");
+    if (span) spans.push(span);
+    else sink.outcomes.add(projectId, receivedAt, "span", "invalid", "invalid_span");
   }
   if (items.length > MAX_CONTAINER_ITEMS)
     sink.outcomes.add(
@@ -155,7 +151,29 @@ export function addSpanItem(raw: unknown, quantity: number, source: Source, sink
       "too_many_items",
       items.length - MAX_CONTAINER_ITEMS,
     );
-  sink.outcomes.add(projectId, receivedAt, "span", "accepted", "", accepted);
+  keepInPast(spans, receivedAt, sink);
+  sink.outcomes.add(projectId, receivedAt, "span", "accepted", "", spans.length);
+}
+
+/** Clock skew allowed before spans are moved back (Relay's figure for events). */
+const MAX_FUTURE_MS = 60_000;
+
+/**
+ * A client clock running ahead would put spans in the future, where retention (by start
+ * time) would not reach them for as long as the clock is off. The spans of one item are
+ * moved back together so that they end when they arrived: their tree stays intact.
+ */
+function keepInPast(spans: StorableSpan[], receivedAt: number, sink: SpanSink): void {
+  let end = Number.NEGATIVE_INFINITY;
+  for (const s of spans) if (s.end_timestamp > end) end = s.end_timestamp;
+  const shift = end > receivedAt + MAX_FUTURE_MS ? end - receivedAt : 0;
+  for (const s of spans) {
+    if (shift > 0) {
+      s.start_timestamp -= shift;
+      s.end_timestamp -= shift;
+    }
+    sink.spans.push(s);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { type BagLimits, bag, isObject, Notes, str } from "./lenient";
+import { type BagLimits, bag, isObject, Notes, str, truncate } from "./lenient";
 import { timestamp } from "./normalize";
 
 /**
@@ -42,19 +42,35 @@ export function newEventId(): string {
 
 /**
  * Attributes of v2 spans and logs are typed (`{"value": 3, "type": "integer"}`); older
- * payloads carry plain values (`data`). Both become a plain, bounded object.
+ * payloads carry plain values (`data`). Both become a plain, bounded object. An ordinary
+ * object, not a prototype-less one: V8 keeps those in dictionary mode, which made
+ * serializing them the slowest step of span ingest.
  */
 export function plainAttributes(raw: unknown): Record<string, unknown> {
-  if (!isObject(raw)) return {};
-  const plain: Record<string, unknown> = Object.create(null);
+  const out: Record<string, unknown> = {};
+  if (!isObject(raw)) return out;
   let n = 0;
   for (const key in raw) {
     if (!Object.hasOwn(raw, key)) continue;
-    if (n++ >= ATTRIBUTE_LIMITS.keys) break;
+    if (n++ >= ATTRIBUTE_LIMITS.keys) {
+      out["…"] = "more attributes omitted";
+      break;
+    }
     const v = raw[key];
-    plain[key] = isObject(v) && "value" in v ? v.value : v;
+    const value = bag(isObject(v) && "value" in v ? v.value : v, ATTRIBUTE_LIMITS, 1);
+    if (value === undefined) continue;
+    const name = truncate(key, 200);
+    // A "__proto__" key from JSON stays data instead of replacing the prototype.
+    if (name === "__proto__")
+      Object.defineProperty(out, name, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[name] = value;
   }
-  return bag(plain, ATTRIBUTE_LIMITS) as Record<string, unknown>;
+  return out;
 }
 
 /** JSON text of at most MAX_ATTRIBUTES_CHARS: keys past the limit are left out, and said so. */
@@ -63,7 +79,7 @@ export function boundedJson(value: Record<string, unknown>): string | null {
   if (keys.length === 0) return null;
   const whole = JSON.stringify(value);
   if (whole.length <= MAX_ATTRIBUTES_CHARS) return whole;
-  const kept: Record<string, unknown> = Object.create(null);
+  const kept: Record<string, unknown> = {};
   let size = 2;
   for (const key of keys) {
     const part = JSON.stringify(key).length + JSON.stringify(value[key]).length + 2;
@@ -71,7 +87,12 @@ export function boundedJson(value: Record<string, unknown>): string | null {
       kept["…"] = "more attributes omitted";
       break;
     }
-    kept[key] = value[key];
+    Object.defineProperty(kept, key, {
+      value: value[key],
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
     size += part;
   }
   return JSON.stringify(kept);
