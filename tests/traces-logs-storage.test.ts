@@ -227,6 +227,37 @@ describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
     expect(() => q("cursor=yesterday")).toThrow(/cursor/);
   });
 
+  it("merges the logs of several projects newest first across pages", async () => {
+    const other = await db.kysely
+      .selectFrom("projects")
+      .select("id")
+      .where("id", "!=", projectId)
+      .executeTakeFirstOrThrow();
+    const base = Date.now() / 1000;
+    const log = (body: string, at: number) => ({ body, timestamp: at, level: "info" });
+    const enqueue = (project: number, items: object[]) =>
+      writer.enqueue({
+        projectId: project,
+        keyId: 1,
+        receivedAt: Date.now(),
+        kind: "envelope",
+        body: buildEnvelope([{ type: "log", payload: { items } }]),
+      });
+    await enqueue(projectId, [log("merge a1", base - 5), log("merge a2", base - 3)]);
+    await enqueue(other.id, [log("merge b1", base - 4), log("merge b2", base - 2)]);
+    await worker.drain();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const params = new URLSearchParams({ query: "merge ", per_page: "1" });
+      if (cursor) params.set("cursor", cursor);
+      const page = await logsResponse(db, "default", parseLogsQuery(params));
+      seen.push(...page.data.map((l) => l.body));
+      cursor = page.next_cursor;
+    } while (cursor && seen.length < 10);
+    expect(seen).toEqual(["merge b2", "merge a2", "merge b1", "merge a1"]);
+  });
+
   it("counts malformed span, transaction and log payloads as invalid, keeping the good ones", async () => {
     const trace = "a".repeat(32);
     const good = {
