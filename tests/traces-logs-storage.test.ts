@@ -290,13 +290,14 @@ describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
         { type: "span", payload: [1, 2] },
         {
           type: "log",
-          headers: { item_count: 4 },
+          headers: { item_count: 5 },
           payload: {
             items: [
               { body: "kept", level: 42, severity_number: "x", trace_id: "nope", timestamp: "x" },
               { level: "info" },
               null,
               { body: { nested: true } },
+              { body: "named like a property", level: "constructor", severity_number: 18 },
             ],
           },
         },
@@ -334,6 +335,12 @@ describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
       .where("body", "=", "kept")
       .executeTakeFirstOrThrow();
     expect(kept).toMatchObject({ severity: "info", severity_number: 9, trace_id: null });
+    const named = await db.kysely
+      .selectFrom("log_items")
+      .selectAll()
+      .where("body", "=", "named like a property")
+      .executeTakeFirstOrThrow();
+    expect(named).toMatchObject({ severity: "error", severity_number: 18 });
 
     expect(await outcome("span", "invalid", "invalid_span")).toBe(5 + 1);
     expect(await outcome("span", "invalid", "invalid_json")).toBe(3 + 1);
