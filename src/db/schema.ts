@@ -15,6 +15,8 @@ export interface Database {
   outcomes: OutcomeTable;
   ingest_queue: IngestQueueTable;
   worker_state: WorkerStateTable;
+  spans: SpanTable;
+  log_items: LogItemTable;
 }
 
 export interface OrganizationTable {
@@ -123,4 +125,54 @@ export interface IngestQueueTable {
 export interface WorkerStateTable {
   name: string;
   value: number;
+}
+
+/** One span: the segment of a transaction, its child spans, or a streamed span. */
+export interface SpanTable {
+  id: Generated<number>;
+  project_id: number;
+  /** 32 lowercase hex characters. */
+  trace_id: string;
+  /** 16 lowercase hex characters. */
+  span_id: string;
+  parent_span_id: string | null;
+  /** The span id of the segment (transaction) the span belongs to. */
+  segment_id: string | null;
+  /** The transaction's event id; for a streamed segment span, one made at ingest. */
+  event_id: string | null;
+  is_segment: number;
+  name: string;
+  /** The segment's name (Sentry's `transaction`). */
+  segment_name: string | null;
+  op: string | null;
+  description: string | null;
+  status: string | null;
+  /** Milliseconds with fractions (double). */
+  start_timestamp: number;
+  end_timestamp: number;
+  duration: number;
+  release: string | null;
+  environment: string | null;
+  /** JSON object of the span's data/attributes, bounded in size. */
+  data: string | null;
+  received_at: number;
+}
+
+export interface LogItemTable {
+  id: Generated<number>;
+  project_id: number;
+  /** Milliseconds with fractions (double). */
+  timestamp: number;
+  trace_id: string | null;
+  span_id: string | null;
+  /** trace, debug, info, warn, error or fatal. */
+  severity: string;
+  /** OpenTelemetry's 1–24. */
+  severity_number: number;
+  body: string;
+  /** JSON object of the log's attributes, bounded in size. */
+  attributes: string | null;
+  release: string | null;
+  environment: string | null;
+  received_at: number;
 }

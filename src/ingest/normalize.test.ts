@@ -132,6 +132,15 @@ describe("normalizeEvent leniency", () => {
     );
   });
 
+  it("does not take an inherited property name for a level", () => {
+    const event = normalizeEvent(
+      { level: "constructor", breadcrumbs: [{ level: "toString", message: "m" }] },
+      ctx,
+    );
+    expect(event?.level).toBe("error");
+    expect(event?.breadcrumbs[0]?.level).toBe("toString");
+  });
+
   it("reads the message from logentry, legacy message objects and strings", () => {
     expect(
       normalizeEvent({ logentry: { message: "user %s failed", formatted: "user 7 failed" } }, ctx)

@@ -126,9 +126,15 @@ export function timestamp(raw: unknown, name: string, notes: Notes): number | un
   return undefined;
 }
 
+/** Own keys only: "constructor" must not find Object (a function as the level failed the batch). */
+function levelNamed(name: string): Level | undefined {
+  const key = name.toLowerCase();
+  return Object.hasOwn(LEVELS, key) ? LEVELS[key] : undefined;
+}
+
 function level(raw: unknown, notes: Notes): Level {
   if (raw === undefined || raw === null) return "error";
-  const found = typeof raw === "string" ? LEVELS[raw.toLowerCase()] : undefined;
+  const found = typeof raw === "string" ? levelNamed(raw) : undefined;
   if (!found) notes.add("invalid_data", "level", raw);
   return found ?? "error";
 }
@@ -340,7 +346,7 @@ function breadcrumbs(raw: unknown, notes: Notes): Breadcrumb[] {
     const message = str(b.message, `${path}.message`, notes, 8192);
     if (type !== undefined) crumb.type = type;
     if (category !== undefined) crumb.category = category;
-    if (lvl !== undefined) crumb.level = LEVELS[lvl.toLowerCase()] ?? lvl;
+    if (lvl !== undefined) crumb.level = levelNamed(lvl) ?? lvl;
     if (message !== undefined) crumb.message = message;
     if (b.data !== undefined)
       crumb.data = bag(b.data, { depth: 4, keys: 50, items: 50, stringLength: 1024 });

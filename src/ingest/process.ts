@@ -4,9 +4,11 @@ import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
 import { itemQuantity, itemTypeInfo } from "./item-types";
 import { isObject } from "./lenient";
+import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import type { QueuedEnvelope } from "./queue";
+import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
 
 /**
  * The process stage: queued envelopes in, events ready to store and outcomes out. Pure CPU
@@ -35,11 +37,13 @@ export interface StorableEvent {
 
 export interface StorableBatch {
   events: StorableEvent[];
+  spans: StorableSpan[];
+  logs: StorableLog[];
   outcomes: OutcomeCounter;
 }
 
 export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
-  const batch: StorableBatch = { events: [], outcomes: new OutcomeCounter() };
+  const batch: StorableBatch = { events: [], spans: [], logs: [], outcomes: new OutcomeCounter() };
   for (const envelope of envelopes) {
     try {
       processEnvelope(envelope, batch);
@@ -121,6 +125,15 @@ function processItem(
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
       return;
+    case "transaction":
+      addTransaction(parseJson(item.payload), envelopeEventId, envelope, batch);
+      return;
+    case "span":
+      addSpanItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+      return;
+    case "log":
+      addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+      return;
     default:
       // Stored by later stages of the protocol work; counted so nothing vanishes unseen.
       batch.outcomes.add(
@@ -142,7 +155,7 @@ function addEvent(
 ): void {
   const { projectId, receivedAt } = envelope;
   if (isObject(raw) && raw.type === "transaction") {
-    batch.outcomes.add(projectId, receivedAt, "transaction", "filtered", "item_type_not_stored");
+    addTransaction(raw, envelopeEventId, envelope, batch);
     return;
   }
   const event = normalizeEvent(raw, { envelopeEventId, receivedAt });

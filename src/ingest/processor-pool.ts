@@ -1,8 +1,10 @@
 import { Worker } from "node:worker_threads";
+import type { StorableLog } from "./logs";
 import { OutcomeCounter } from "./outcomes";
 import type { StorableBatch, StorableEvent } from "./process";
 import type { ProcessRequest, ProcessResponse } from "./processor-thread";
 import type { QueuedEnvelope } from "./queue";
+import type { StorableSpan } from "./spans";
 
 /**
  * Spreads the process stage of a batch over processor threads (dist/processor-thread.js)
@@ -54,6 +56,8 @@ export class ProcessorPool {
       ),
     );
     const events: StorableEvent[] = [];
+    const spans: StorableSpan[] = [];
+    const logs: StorableLog[] = [];
     const outcomes = new OutcomeCounter();
     for (const r of responses) {
       if (!r.ok) throw new Error(`processor failed: ${r.error}`);
@@ -62,14 +66,16 @@ export class ProcessorPool {
           ...e,
           payload: Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength),
         });
+      for (const s of r.spans) spans.push(s);
+      for (const l of r.logs) logs.push(l);
       outcomes.addAll(r.outcomes);
     }
-    return { events, outcomes };
+    return { events, spans, logs, outcomes };
   }
 
   private send(thread: Worker, envelopes: QueuedEnvelope[]): Promise<ProcessResponse> {
     if (envelopes.length === 0)
-      return Promise.resolve({ id: 0, ok: true, events: [], outcomes: [] });
+      return Promise.resolve({ id: 0, ok: true, events: [], spans: [], logs: [], outcomes: [] });
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

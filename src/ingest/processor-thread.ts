@@ -1,7 +1,9 @@
 import { parentPort } from "node:worker_threads";
+import type { StorableLog } from "./logs";
 import type { OutcomeCount } from "./outcomes";
 import { processEnvelopes, type StorableEvent } from "./process";
 import type { QueuedEnvelope } from "./queue";
+import type { StorableSpan } from "./spans";
 import { lowerThreadPriority } from "./thread-priority";
 
 /**
@@ -15,7 +17,14 @@ export interface ProcessRequest {
 }
 
 export type ProcessResponse =
-  | { id: number; ok: true; events: StorableEvent[]; outcomes: OutcomeCount[] }
+  | {
+      id: number;
+      ok: true;
+      events: StorableEvent[];
+      spans: StorableSpan[];
+      logs: StorableLog[];
+      outcomes: OutcomeCount[];
+    }
   | { id: number; ok: false; error: string };
 
 lowerThreadPriority();
@@ -29,7 +38,14 @@ parentPort?.on("message", (request: ProcessRequest) => {
       body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength),
     }));
     const batch = processEnvelopes(envelopes);
-    response = { id: request.id, ok: true, events: batch.events, outcomes: batch.outcomes.list() };
+    response = {
+      id: request.id,
+      ok: true,
+      events: batch.events,
+      spans: batch.spans,
+      logs: batch.logs,
+      outcomes: batch.outcomes.list(),
+    };
   } catch (err) {
     response = {
       id: request.id,

@@ -1,6 +1,8 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import type { StorableBatch, StorableEvent } from "./process";
+import { storeLogs } from "./store-logs";
+import { storeSpans } from "./store-spans";
 
 /**
  * The store stage: one batch of processed events into the database, inside the caller's
@@ -29,6 +31,8 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
     await countUsers(events, groups, trx);
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
+  await storeSpans(batch.spans, trx);
+  await storeLogs(batch.logs, trx);
   await batch.outcomes.write(trx);
 }
 
