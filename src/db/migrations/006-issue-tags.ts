@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 
 /**
  * Per-issue tag value counts, for the issue page's tag distributions. Filled by the store
@@ -16,5 +16,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn("first_seen", "bigint", (c) => c.notNull())
     .addColumn("last_seen", "bigint", (c) => c.notNull())
     .addPrimaryKeyConstraint("issue_tags_pk", ["issue_id", "key", "value"])
+    // On SQLite the rows live in the primary key's B-tree itself: one tree to update per
+    // upsert instead of a table and its index.
+    .$call((t) =>
+      db.getExecutor().adapter instanceof PostgresAdapter ? t : t.modifyEnd(sql`WITHOUT ROWID`),
+    )
     .execute();
 }
