@@ -14,7 +14,15 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 /** Tags, user, request, contexts and SDK of one event, each only when the event has it. */
 export function EventContext({ event }: { event: NormalizedEvent }) {
   const { user, request, sdk } = event;
-  const contexts = Object.entries(event.contexts);
+  // A context with nothing in it (the SDK sends some empty) gets no heading either.
+  const contexts = Object.entries(event.contexts)
+    .map(([name, value]): [string, [string, unknown][]] => [
+      name,
+      value && typeof value === "object" && !Array.isArray(value)
+        ? Object.entries(value)
+        : [["value", value]],
+    ])
+    .filter(([, rows]) => rows.some(([, v]) => v !== undefined && v !== null && v !== ""));
   return (
     <>
       {event.tags.length > 0 && (
@@ -57,17 +65,10 @@ export function EventContext({ event }: { event: NormalizedEvent }) {
       )}
       {contexts.length > 0 && (
         <Section title="Contexts">
-          {contexts.map(([name, value]) => (
+          {contexts.map(([name, rows]) => (
             <div key={name} className="mb-2">
               <h3 className="text-xs font-semibold break-all">{name}</h3>
-              <KeyValueTable
-                label={`Context ${name}`}
-                rows={
-                  value && typeof value === "object" && !Array.isArray(value)
-                    ? Object.entries(value)
-                    : [["value", value]]
-                }
-              />
+              <KeyValueTable label={`Context ${name}`} rows={rows} />
             </div>
           ))}
         </Section>

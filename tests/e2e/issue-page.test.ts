@@ -120,7 +120,13 @@ describe("the issue page", () => {
       expect(await region.textContent()).toContain("eu-west");
       const chart = page.locator('svg[aria-label^="Events per hour"]');
       expect(await chart.getAttribute("aria-label")).toContain("2 in total");
+      expect(await chart.locator("g > title").count()).toBe(24);
       await screenshot(page, "issue-page");
+      await page.getByRole("link", { name: "30 days" }).click();
+      const daily = page.locator('svg[aria-label^="Events per day"]');
+      await daily.waitFor();
+      expect(await daily.getAttribute("aria-label")).toContain("2 in total");
+      expect(await daily.locator("g > title").count()).toBe(30);
     });
   });
 
