@@ -169,7 +169,9 @@ describe("the issue page", () => {
       let loads = 0;
       page.on("request", (r) => {
         if (r.resourceType() === "document") documents.push(r.url());
-        if (r.headers().rsc === "1") rscRequests.push(r.url());
+        // A navigation's own page-data request, not a prefetch made ahead of it.
+        if (r.headers().rsc === "1" && !r.headers()["next-router-prefetch"])
+          rscRequests.push(r.url());
       });
       page.on("load", () => loads++);
 
