@@ -4,6 +4,7 @@ import * as m001 from "./migrations/001-initial";
 import * as m002 from "./migrations/002-accounts";
 import * as m003 from "./migrations/003-key-rate-limits";
 import * as m004 from "./migrations/004-traces-logs";
+import * as m006 from "./migrations/006-issue-tags";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "002-accounts": m002,
   "003-key-rate-limits": m003,
   "004-traces-logs": m004,
+  "006-issue-tags": m006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

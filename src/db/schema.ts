@@ -11,6 +11,7 @@ export interface Database {
   project_keys: ProjectKeyTable;
   issues: IssueTable;
   issue_users: IssueUserTable;
+  issue_tags: IssueTagTable;
   events: EventTable;
   outcomes: OutcomeTable;
   ingest_queue: IngestQueueTable;
@@ -76,6 +77,16 @@ export interface IssueTable {
 export interface IssueUserTable {
   issue_id: number;
   user_key: string;
+}
+
+/** How often each tag value was seen on an issue (see src/ingest/issue-tags.ts). */
+export interface IssueTagTable {
+  issue_id: number;
+  key: string;
+  value: string;
+  times_seen: number;
+  first_seen: number;
+  last_seen: number;
 }
 
 export interface EventTable {

@@ -2,6 +2,7 @@ import { encodePayload } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
+import { countedTags } from "./issue-tags";
 import { itemQuantity, itemTypeInfo } from "./item-types";
 import { isObject } from "./lenient";
 import { addLogItem, type StorableLog } from "./logs";
@@ -24,6 +25,8 @@ export interface EventSummary {
   release: string | null;
   environment: string | null;
   trace_id: string | null;
+  /** The bounded tags counted per issue (see issue-tags.ts). */
+  tags: [string, string][];
 }
 
 export interface StorableEvent {
@@ -73,6 +76,7 @@ function summarize(event: NormalizedEvent): EventSummary {
     environment: event.environment ?? null,
     trace_id:
       typeof traceId === "string" && /^[0-9a-f]{32}$/i.test(traceId) ? traceId.toLowerCase() : null,
+    tags: countedTags(event),
   };
 }
 

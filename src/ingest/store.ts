@@ -1,5 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
+import { countIssueTags } from "./issue-tags";
 import type { StorableBatch, StorableEvent } from "./process";
 import { storeLogs } from "./store-logs";
 import { storeSpans } from "./store-spans";
@@ -29,6 +30,14 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
     await upsertIssues(groups, trx);
     await insertEvents(events, groups, trx);
     await countUsers(events, groups, trx);
+    await countIssueTags(
+      events.map((e) => ({
+        issueId: issueIdOf(e, groups),
+        timestamp: Math.round(e.event.timestamp * 1000),
+        tags: e.event.tags,
+      })),
+      trx,
+    );
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
   await storeSpans(batch.spans, trx);

@@ -1,0 +1,187 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Suspense } from "react";
+import { Breadcrumbs } from "@/components/issue/breadcrumbs";
+import { EventContext } from "@/components/issue/event-context";
+import { EventNavigation } from "@/components/issue/event-navigation";
+import { IssueHeader } from "@/components/issue/issue-header";
+import { ExceptionChain } from "@/components/stacktrace/exception-chain";
+import { StacktraceView } from "@/components/stacktrace/stacktrace-view";
+import { LinkTabs } from "@/components/ui/tabs";
+import { TruncatedText } from "@/components/ui/truncated-text";
+import { can } from "@/src/auth/permissions";
+import { withOrg } from "@/src/auth/with-org";
+import { getDb } from "@/src/db/connection";
+import type { NormalizedEvent } from "@/src/events/types";
+import { type FrequencyRange, findIssueEvent, findOrgIssue } from "@/src/issues/detail-queries";
+import { issueIdSchema, issuePageSearchSchema } from "@/src/issues/schemas";
+import { OrgNav, page } from "../../org-nav";
+import { ignoreIssue, resolveIssue, unresolveIssue } from "./actions";
+import { IssueFrequency, IssueTags, SidebarSkeleton } from "./sidebar";
+import { TriageForm } from "./triage-form";
+
+export const metadata: Metadata = { title: "Issue · Faultline" };
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function IssuePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ org: string; id: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
+  const { org, id } = await params;
+  const ctx = await withOrg(org, { need: "org.read" });
+  const issueId = issueIdSchema.safeParse(id);
+  const raw = await searchParams;
+  const search = issuePageSearchSchema.safeParse({
+    event: first(raw.event),
+    range: first(raw.range),
+  });
+  if (!issueId.success || !search.success) notFound();
+  const db = getDb();
+  // Another organization's issue and no issue at all answer the same 404.
+  const issue = await findOrgIssue(db, ctx.org.id, issueId.data);
+  if (!issue) notFound();
+  const chosen = await findIssueEvent(db, issue, search.data.event);
+  if (search.data.event && !chosen) notFound();
+
+  const { range } = search.data;
+  const base = `/${ctx.org.slug}/issues/${issue.id}`;
+  const href = (q: { event?: string; range?: FrequencyRange }) => {
+    const qs = new URLSearchParams();
+    if (q.event) qs.set("event", q.event);
+    if (q.range && q.range !== "24h") qs.set("range", q.range);
+    const s = qs.toString();
+    return s ? `${base}?${s}` : base;
+  };
+  const now = Date.now();
+  const triage = can(ctx.role, "issues.write") && (
+    <div className="flex items-center gap-2">
+      {issue.status !== "resolved" && (
+        <TriageForm
+          action={resolveIssue}
+          label="Resolve"
+          org={ctx.org.slug}
+          issueId={issue.id}
+          variant="primary"
+        />
+      )}
+      {issue.status !== "unresolved" && (
+        <TriageForm
+          action={unresolveIssue}
+          label="Unresolve"
+          org={ctx.org.slug}
+          issueId={issue.id}
+        />
+      )}
+      {issue.status !== "ignored" && (
+        <TriageForm action={ignoreIssue} label="Ignore" org={ctx.org.slug} issueId={issue.id} />
+      )}
+    </div>
+  );
+
+  return (
+    <main style={page}>
+      <OrgNav ctx={ctx} current="issues" />
+      <p className="mb-2 text-xs">
+        <Link href={`/${ctx.org.slug}/issues`}>← All issues</Link>
+      </p>
+      <IssueHeader issue={issue} now={now} actions={triage || undefined} />
+      <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
+        <div className="min-w-0">
+          {chosen ? (
+            <>
+              <EventNavigation
+                eventId={chosen.event.event_id}
+                timestamp={chosen.event.timestamp}
+                now={now}
+                olderHref={chosen.older && href({ event: chosen.older, range })}
+                newerHref={chosen.newer && href({ event: chosen.newer, range })}
+                latestHref={chosen.newer && href({ range })}
+              />
+              <EventBody event={chosen.event} />
+            </>
+          ) : (
+            <p className="text-muted">This issue has no stored events.</p>
+          )}
+        </div>
+        <aside aria-label="Issue statistics" className="flex flex-col gap-5">
+          <section aria-labelledby="frequency-heading">
+            <h2 id="frequency-heading" className="mb-1.5 text-sm font-semibold">
+              Frequency
+            </h2>
+            <LinkTabs
+              label="Chart range"
+              current={range}
+              tabs={[
+                {
+                  key: "24h",
+                  label: "24 hours",
+                  href: href({ event: search.data.event, range: "24h" }),
+                },
+                {
+                  key: "30d",
+                  label: "30 days",
+                  href: href({ event: search.data.event, range: "30d" }),
+                },
+              ]}
+            />
+            <div className="mt-2">
+              <Suspense fallback={<SidebarSkeleton label="Loading the chart" />}>
+                <IssueFrequency issueId={issue.id} range={range} now={now} />
+              </Suspense>
+            </div>
+          </section>
+          <section aria-labelledby="tags-heading">
+            <h2 id="tags-heading" className="mb-1.5 text-sm font-semibold">
+              Tags
+            </h2>
+            <Suspense fallback={<SidebarSkeleton label="Loading tags" />}>
+              <IssueTags issueId={issue.id} />
+            </Suspense>
+          </section>
+        </aside>
+      </div>
+    </main>
+  );
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function EventBody({ event }: { event: NormalizedEvent }) {
+  const crashed = event.threads?.values.find((t) => t.crashed && t.stacktrace);
+  return (
+    <>
+      {event.message && (
+        <section aria-label="Message" className="mb-5">
+          <h2 className="mb-1.5 text-sm font-semibold">Message</h2>
+          <p className="rounded border border-line bg-surface p-2 font-mono text-xs">
+            <TruncatedText text={event.message} max={1000} />
+          </p>
+        </section>
+      )}
+      {event.exception && event.exception.values.length > 0 && (
+        <section aria-label="Exception" className="mb-5">
+          <h2 className="mb-1.5 text-sm font-semibold">Exception</h2>
+          <ExceptionChain values={event.exception.values} />
+        </section>
+      )}
+      {(event.stacktrace ?? crashed?.stacktrace) && (
+        <section aria-label="Stack trace" className="mb-5">
+          <h2 className="mb-1.5 text-sm font-semibold">Stack trace</h2>
+          <StacktraceView stacktrace={event.stacktrace ?? crashed?.stacktrace ?? { frames: [] }} />
+        </section>
+      )}
+      <section aria-label="Breadcrumbs" className="mb-5">
+        <h2 className="mb-1.5 text-sm font-semibold">Breadcrumbs</h2>
+        <Breadcrumbs crumbs={event.breadcrumbs} />
+      </section>
+      <EventContext event={event} />
+    </>
+  );
+}
