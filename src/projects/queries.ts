@@ -35,3 +35,71 @@ export async function listProjectKeys(db: Db, projectId: number) {
     .orderBy("id")
     .execute();
 }
+
+export interface ProjectSummary {
+  id: number;
+  slug: string;
+  name: string;
+  platform: string | null;
+  issueCount: number;
+  /** Last event of any of its issues, ms; null before the first. */
+  lastSeen: number | null;
+}
+
+/**
+ * The organization's projects with how many issues each has and when the latest arrived.
+ * Cheap: issues are indexed by (project_id, last_seen), so both come from that index.
+ */
+export async function listProjectSummaries(db: Db, orgId: number): Promise<ProjectSummary[]> {
+  const rows = await db.kysely
+    .selectFrom("projects")
+    .leftJoin("issues", "issues.project_id", "projects.id")
+    .select((eb) => [
+      "projects.id as id",
+      "projects.slug as slug",
+      "projects.name as name",
+      "projects.platform as platform",
+      eb.fn.count<number>("issues.id").as("issueCount"),
+      eb.fn.max("issues.last_seen").as("lastSeen"),
+    ])
+    .where("projects.organization_id", "=", orgId)
+    .groupBy(["projects.id", "projects.slug", "projects.name", "projects.platform"])
+    .orderBy("projects.slug")
+    .execute();
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    issueCount: Number(r.issueCount),
+    lastSeen: r.lastSeen === null ? null : Number(r.lastSeen),
+  }));
+}
+
+export interface ProjectDetail {
+  id: number;
+  slug: string;
+  name: string;
+  platform: string | null;
+  createdAt: number;
+}
+
+/** A project of this organization, or undefined: another organization's looks the same. */
+export async function findOrgProject(
+  db: Db,
+  orgId: number,
+  slug: string,
+): Promise<ProjectDetail | undefined> {
+  const row = await db.kysely
+    .selectFrom("projects")
+    .select(["id", "slug", "name", "platform", "created_at"])
+    .where("organization_id", "=", orgId)
+    .where("slug", "=", slug)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: Number(row.id),
+    slug: row.slug,
+    name: row.name,
+    platform: row.platform,
+    createdAt: Number(row.created_at),
+  };
+}
