@@ -1,4 +1,4 @@
-import { PLATFORM_LABELS, PLATFORMS } from "@/src/projects/schemas";
+import { knownPlatform, PLATFORM_LABELS, PLATFORMS } from "@/src/projects/schemas";
 import { ActionForm, type FormAction, inputClass } from "./action-form";
 
 /** Name and platform of a project (its slug stays: DSNs and links use it). */
@@ -13,7 +13,7 @@ export function ProjectSettingsForm({
   platform: string | null;
   action: FormAction;
 }) {
-  const known = PLATFORMS.find((p) => p === platform);
+  const known = knownPlatform(platform);
   return (
     <ActionForm action={action} fields={fields} submitLabel="Save">
       <label className="grid gap-0.5">

@@ -30,7 +30,7 @@ export function ProjectSetupSnippet({
             {snippet.files.map((file) => (
               <div key={file.name} className="grid gap-1">
                 <p className="font-mono text-xs text-muted">{file.name}</p>
-                <CodeBlock code={file.code} label={`${snippet.title} ${file.name.split(" ")[0]}`} />
+                <CodeBlock code={file.code} label={`${snippet.title} ${file.label}`} />
               </div>
             ))}
           </section>

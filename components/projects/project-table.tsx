@@ -1,11 +1,12 @@
 import Link from "next/link";
 import type { ProjectSummary } from "@/src/projects/queries";
-import { PLATFORM_LABELS, PLATFORMS } from "@/src/projects/schemas";
+import { knownPlatform, PLATFORM_LABELS } from "@/src/projects/schemas";
 import { RelativeTime } from "../ui/relative-time";
 
 export function platformLabel(platform: string | null): string {
   if (!platform) return "—";
-  return PLATFORMS.find((p) => p === platform) ? PLATFORM_LABELS[platform as never] : platform;
+  const known = knownPlatform(platform);
+  return known ? PLATFORM_LABELS[known] : platform;
 }
 
 /** The organization's projects, densely: one row each, linking to its settings. */

@@ -16,6 +16,12 @@ export const PLATFORM_LABELS: Record<Platform, string> = {
   other: "Other",
 };
 
+/** A stored platform as one of the list; the built-in faultline project predates the list. */
+export function knownPlatform(value: string | null): Platform | undefined {
+  if (value === "javascript-nextjs") return "nextjs";
+  return PLATFORMS.find((p) => p === value);
+}
+
 const SLUG_RULE =
   "Use 1–50 lowercase letters, digits and dashes, not starting or ending with a dash";
 

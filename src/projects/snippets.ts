@@ -1,4 +1,4 @@
-import type { Platform } from "./schemas";
+import { knownPlatform, type Platform } from "./schemas";
 
 /**
  * Copy-ready SDK setup for a project's DSN, one per platform an SDK exists for. The DSN is
@@ -17,7 +17,8 @@ export interface SetupSnippet {
   platform: SnippetPlatform;
   title: string;
   install: string;
-  files: { name: string; code: string }[];
+  /** `label` names the file for the copy button ("Copy Python setup"). */
+  files: { name: string; label: string; code: string }[];
 }
 
 export function setupSnippet(platform: SnippetPlatform, dsn: string): SetupSnippet {
@@ -31,6 +32,7 @@ export function setupSnippet(platform: SnippetPlatform, dsn: string): SetupSnipp
         files: [
           {
             name: "main.js (before your app's code)",
+            label: "setup",
             code: `import * as Sentry from "@sentry/browser";
 
 Sentry.init({
@@ -49,6 +51,7 @@ Sentry.init({
         files: [
           {
             name: "instrument.mjs (load first: node --import ./instrument.mjs app.mjs)",
+            label: "instrument.mjs",
             code: `import * as Sentry from "@sentry/node";
 
 Sentry.init({
@@ -66,6 +69,7 @@ Sentry.init({
         files: [
           {
             name: "instrumentation-client.ts",
+            label: "instrumentation-client.ts",
             code: `import * as Sentry from "@sentry/nextjs";
 
 Sentry.init({
@@ -77,6 +81,7 @@ export const onRouterTransitionStart = Sentry.captureRouterTransitionStart;`,
           },
           {
             name: "instrumentation.ts",
+            label: "instrumentation.ts",
             code: `import * as Sentry from "@sentry/nextjs";
 
 export function register() {
@@ -99,6 +104,7 @@ export const onRequestError = Sentry.captureRequestError;`,
         files: [
           {
             name: "at the start of your program",
+            label: "setup",
             code: `import sentry_sdk
 
 sentry_sdk.init(
@@ -113,8 +119,7 @@ sentry_sdk.init(
 
 /** The snippets to teach for a project: its own platform's, or all when it has none of them. */
 export function snippetPlatformsFor(platform: string | null): SnippetPlatform[] {
-  if (platform === "javascript-nextjs") return ["nextjs"];
-  const own = SNIPPET_PLATFORMS.find((p) => p === platform);
+  const own = SNIPPET_PLATFORMS.find((p) => p === knownPlatform(platform));
   return own ? [own] : [...SNIPPET_PLATFORMS];
 }
 
