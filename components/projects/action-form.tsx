@@ -48,7 +48,3 @@ export function ActionForm({
     </form>
   );
 }
-
-/** Shared look of text inputs and selects in these forms. */
-export const inputClass =
-  "rounded border border-line bg-canvas px-2 py-1 text-sm text-fg placeholder:text-muted";

@@ -1,9 +1,10 @@
 "use client";
 
 import { useActionState, useState } from "react";
-import { PLATFORM_LABELS, PLATFORMS, slugFromName } from "@/src/projects/schemas";
+import { PLATFORM_LABELS, PLATFORMS, slugFromName } from "@/src/projects/platforms";
 import { Button } from "../ui/button";
-import { type FormAction, inputClass } from "./action-form";
+import type { FormAction } from "./action-form";
+import { inputClass } from "./styles";
 
 /**
  * Name, optional slug (derived from the name as you type, shown as the placeholder) and

@@ -2,7 +2,8 @@ import { RATE_LIMIT_WINDOWS } from "@/src/projects/schemas";
 import { Badge } from "../ui/badge";
 import { CopyButton } from "../ui/copy-button";
 import { RelativeTime } from "../ui/relative-time";
-import { ActionForm, type FormAction, inputClass } from "./action-form";
+import { ActionForm, type FormAction } from "./action-form";
+import { inputClass } from "./styles";
 
 export interface KeyView {
   publicKey: string;

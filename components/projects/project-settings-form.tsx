@@ -1,5 +1,6 @@
 import { knownPlatform, PLATFORM_LABELS, PLATFORMS } from "@/src/projects/schemas";
-import { ActionForm, type FormAction, inputClass } from "./action-form";
+import { ActionForm, type FormAction } from "./action-form";
+import { inputClass } from "./styles";
 
 /** Name and platform of a project (its slug stays: DSNs and links use it). */
 export function ProjectSettingsForm({

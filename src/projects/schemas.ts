@@ -1,42 +1,23 @@
 import { z } from "zod";
 import { SLUG_PATTERN } from "../orgs/slug";
+import { PLATFORMS, slugFromName } from "./platforms";
+
+export {
+  knownPlatform,
+  PLATFORM_LABELS,
+  PLATFORMS,
+  type Platform,
+  slugFromName,
+} from "./platforms";
 
 /**
  * Input of the project and DSN key forms. Every field arrives as a string from FormData;
  * these schemas are the only place that turns them into typed values.
  */
-export const PLATFORMS = ["javascript-browser", "node", "nextjs", "python", "other"] as const;
-export type Platform = (typeof PLATFORMS)[number];
-
-export const PLATFORM_LABELS: Record<Platform, string> = {
-  "javascript-browser": "Browser JavaScript",
-  node: "Node.js",
-  nextjs: "Next.js",
-  python: "Python",
-  other: "Other",
-};
-
-/** A stored platform as one of the list; the built-in faultline project predates the list. */
-export function knownPlatform(value: string | null): Platform | undefined {
-  if (value === "javascript-nextjs") return "nextjs";
-  return PLATFORMS.find((p) => p === value);
-}
-
 const SLUG_RULE =
   "Use 1–50 lowercase letters, digits and dashes, not starting or ending with a dash";
 
 export const projectSlugSchema = z.string().trim().toLowerCase().regex(SLUG_PATTERN, SLUG_RULE);
-
-/** "My Shop (EU)" → "my-shop-eu": what the slug field defaults to when left empty. */
-export function slugFromName(name: string): string {
-  return name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .slice(0, 50)
-    .replace(/^-+|-+$/g, "");
-}
 
 const name = z
   .string()
