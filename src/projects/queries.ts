@@ -1,4 +1,5 @@
 import type { Db } from "../db/connection";
+import { formatDsn } from "./dsn";
 
 export interface ProjectRef {
   id: number;
@@ -102,4 +103,23 @@ export async function findOrgProject(
     platform: row.platform,
     createdAt: Number(row.created_at),
   };
+}
+
+/**
+ * The DSN to teach for a project: its first enabled key's, or null when every key is off.
+ * `baseUrl` comes from publicBaseUrl() (src/projects/base-url.ts).
+ */
+export async function findSetupDsn(
+  db: Db,
+  projectId: number,
+  baseUrl: string,
+): Promise<string | null> {
+  const key = await db.kysely
+    .selectFrom("project_keys")
+    .select("public_key")
+    .where("project_id", "=", projectId)
+    .where("enabled", "=", 1)
+    .orderBy("id")
+    .executeTakeFirst();
+  return key ? formatDsn(baseUrl, key.public_key, projectId) : null;
 }

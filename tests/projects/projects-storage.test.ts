@@ -11,7 +11,12 @@ import {
   setKeyRateLimit,
   updateProject,
 } from "../../src/projects/mutations";
-import { findOrgProject, listProjectKeys, listProjectSummaries } from "../../src/projects/queries";
+import {
+  findOrgProject,
+  findSetupDsn,
+  listProjectKeys,
+  listProjectSummaries,
+} from "../../src/projects/queries";
 import { createProjectSchema, setRateLimitSchema } from "../../src/projects/schemas";
 import { type TestDatabase, testDialects } from "../helpers/databases";
 
@@ -155,6 +160,11 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
     const { publicKey } = await createKey(db, project.id, "CI");
     expect((await cache.lookup(publicKey))?.enabled).toBe(true);
 
+    const [first] = await listProjectKeys(db, project.id);
+    expect(await findSetupDsn(db, project.id, "https://errors.example")).toBe(
+      `https://${first?.public_key}@errors.example/${project.id}`,
+    );
+
     await setKeyEnabled(db, project.id, publicKey, false);
     expect((await cache.lookup(publicKey))?.enabled).toBe(false);
     const row = (await listProjectKeys(db, project.id)).find((k) => k.public_key === publicKey);
@@ -171,6 +181,11 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
     await expect(deleteKey(db, project.id, publicKey)).rejects.toMatchObject({
       code: "not_found",
     });
+
+    // With every key off there is no DSN to teach.
+    await setKeyEnabled(db, project.id, first?.public_key ?? "", false);
+    expect(await findSetupDsn(db, project.id, "https://errors.example")).toBeNull();
+    await setKeyEnabled(db, project.id, first?.public_key ?? "", true);
   });
 
   it("never touches a key through another project", async () => {

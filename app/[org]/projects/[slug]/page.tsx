@@ -27,7 +27,8 @@ export default async function ProjectSettingsPage({
   const { org, slug } = await params;
   const ctx = await withOrg(org, { need: "org.read" });
   const db = getDb();
-  const project = await findOrgProject(db, ctx.org.id, decodeURIComponent(slug));
+  // Slugs are plain [a-z0-9-]: a segment that needed decoding names no project.
+  const project = await findOrgProject(db, ctx.org.id, slug);
   if (!project) notFound();
 
   const base = publicBaseUrl(await headers());
