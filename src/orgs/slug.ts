@@ -20,7 +20,7 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   "static",
 ]);
 
-const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$/;
+export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$/;
 
 export const orgSlugSchema = z
   .string()

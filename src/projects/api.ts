@@ -2,9 +2,10 @@ import { z } from "zod";
 import type { Db } from "../db/connection";
 import { env } from "../env";
 import { AppError } from "../errors";
-import { invalidateKeyCaches } from "../ingest/auth";
 import { formatDsn } from "./dsn";
+import { setKeyRateLimit } from "./mutations";
 import { findProjectBySlugs, listProjectKeys } from "./queries";
+import { rateLimitShape } from "./schemas";
 
 /** GET /api/0/projects/<org>/<project>/keys/ in Sentry's shape. */
 export async function projectKeysResponse(
@@ -38,14 +39,8 @@ export async function projectKeysResponse(
 }
 
 export const KeyUpdateSchema = z.object({
-  /** Sentry's shape; null removes the limit. A window of a day at most, like Sentry's UI. */
-  rateLimit: z
-    .object({
-      window: z.number().int().min(1).max(86_400),
-      count: z.number().int().min(0).max(1e9),
-    })
-    .nullable()
-    .optional(),
+  /** Sentry's shape; null removes the limit. */
+  rateLimit: rateLimitShape.nullable().optional(),
 });
 
 /** PUT /api/0/projects/<org>/<project>/keys/<public key>/ */
@@ -60,17 +55,7 @@ export async function updateProjectKey(
   const project = await findProjectBySlugs(db, orgSlug, projectSlug);
   if (!project) throw new AppError("not_found", "project not found");
   if (update.rateLimit !== undefined) {
-    const result = await db.kysely
-      .updateTable("project_keys")
-      .set({
-        rate_limit_window: update.rateLimit?.window ?? null,
-        rate_limit_count: update.rateLimit?.count ?? null,
-      })
-      .where("project_id", "=", project.id)
-      .where("public_key", "=", publicKey)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw new AppError("not_found", "key not found");
-    invalidateKeyCaches(publicKey);
+    await setKeyRateLimit(db, project.id, publicKey, update.rateLimit);
   }
   const keys = await projectKeysResponse(db, orgSlug, projectSlug, requestUrl);
   const key = keys.find((k) => k.public === publicKey);

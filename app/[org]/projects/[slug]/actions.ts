@@ -1,0 +1,82 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import type { z } from "zod";
+import { type ActionState, runOrgAction } from "@/src/auth/org-action";
+import type { Action } from "@/src/auth/permissions";
+import type { OrgContext } from "@/src/auth/with-org";
+import { getDb } from "@/src/db/connection";
+import * as projects from "@/src/projects/mutations";
+import type { ProjectDetail } from "@/src/projects/queries";
+import {
+  createKeySchema,
+  keyRefSchema,
+  setKeyEnabledSchema,
+  setRateLimitSchema,
+  updateProjectSchema,
+} from "@/src/projects/schemas";
+
+/**
+ * The settings page's actions. Each resolves the project inside the organization the session
+ * may act in, so another organization's project or key is a 404 like an unknown one.
+ */
+function projectAction<S extends z.ZodType<{ project: string }>>(
+  formData: FormData,
+  need: Action,
+  schema: S,
+  run: (ctx: OrgContext, project: ProjectDetail, input: z.infer<S>) => Promise<string>,
+): Promise<ActionState> {
+  return runOrgAction(formData, need, schema, async (ctx, input) => {
+    const db = getDb();
+    const project = await projects.requireOrgProject(db, ctx.org.id, input.project);
+    const message = await run(ctx, project, input);
+    revalidatePath(`/${ctx.org.slug}/projects/${project.slug}`);
+    return { ok: true, message };
+  });
+}
+
+export async function updateProject(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return projectAction(formData, "projects.write", updateProjectSchema, async (ctx, _p, input) => {
+    await projects.updateProject(getDb(), ctx.org.id, input);
+    revalidatePath(`/${ctx.org.slug}/projects`);
+    return "Project saved.";
+  });
+}
+
+export async function createKey(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return projectAction(formData, "keys.write", createKeySchema, async (_ctx, project, input) => {
+    await projects.createKey(getDb(), project.id, input.label);
+    return `Key "${input.label}" created.`;
+  });
+}
+
+export async function setKeyEnabled(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return projectAction(
+    formData,
+    "keys.write",
+    setKeyEnabledSchema,
+    async (_ctx, project, input) => {
+      await projects.setKeyEnabled(getDb(), project.id, input.key, input.enabled);
+      return input.enabled ? "Key enabled." : "Key disabled: events sent with it are refused.";
+    },
+  );
+}
+
+export async function deleteKey(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return projectAction(formData, "keys.write", keyRefSchema, async (_ctx, project, input) => {
+    await projects.deleteKey(getDb(), project.id, input.key);
+    return "Key deleted.";
+  });
+}
+
+export async function setKeyRateLimit(
+  _prev: ActionState,
+  formData: FormData,
+): Promise<ActionState> {
+  return projectAction(formData, "keys.write", setRateLimitSchema, async (_ctx, project, input) => {
+    await projects.setKeyRateLimit(getDb(), project.id, input.key, input.rateLimit);
+    return input.rateLimit
+      ? `Rate limit set: ${input.rateLimit.count} events per ${input.rateLimit.window} s.`
+      : "Rate limit removed.";
+  });
+}
