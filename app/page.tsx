@@ -1,11 +1,23 @@
-export default function Home() {
+import { redirect } from "next/navigation";
+import { StatusPage } from "@/components/errors/status-page";
+import { currentUser } from "@/src/auth/session";
+import { needsSetup } from "@/src/auth/setup";
+import { getDb } from "@/src/db/connection";
+import { firstOrgSlugOf } from "@/src/orgs/queries";
+
+/** The front door: first run → setup; signed out → sign in; otherwise your organization. */
+export default async function Home() {
+  const db = getDb();
+  if (await needsSetup(db)) redirect("/setup");
+  const user = await currentUser();
+  if (!user) redirect("/sign-in");
+  const slug = await firstOrgSlugOf(db, user.id);
+  if (slug) redirect(`/${slug}/issues`);
   return (
-    <main style={{ fontFamily: "system-ui, sans-serif", padding: "2rem", maxWidth: 640 }}>
-      <h1>Faultline</h1>
+    <StatusPage title="No organization yet">
       <p>
-        Point any Sentry SDK at the DSN printed when the server started. Issues are readable through
-        the Sentry-compatible API under <code>/api/0/</code>.
+        You are signed in as {user.email} but belong to no organization. Ask an admin to add you.
       </p>
-    </main>
+    </StatusPage>
   );
 }

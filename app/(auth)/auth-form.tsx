@@ -1,4 +1,5 @@
-import type { CSSProperties, ReactNode } from "react";
+import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
 
 /**
  * The frame of the setup and sign-in pages: a heading and one form posting to a server
@@ -18,15 +19,18 @@ export function AuthForm({
   children: ReactNode;
 }) {
   return (
-    <main style={frame}>
-      <h1 style={{ fontSize: "1.375rem" }}>{title}</h1>
-      {intro}
-      <form action={action} style={{ display: "grid", gap: "0.75rem" }}>
-        {children}
-        <button type="submit" style={{ justifySelf: "start", padding: "0.4rem 1rem" }}>
-          {submitLabel}
-        </button>
-      </form>
+    <main className="mx-auto mt-[10vh] max-w-sm px-6">
+      <p className="mb-6 text-xs font-semibold tracking-widest text-muted uppercase">Faultline</p>
+      <div className="rounded-lg border border-line bg-surface p-6">
+        <h1 className="mb-3 text-xl font-semibold">{title}</h1>
+        {intro && <div className="mb-4 text-muted">{intro}</div>}
+        <form action={action} className="grid gap-3">
+          {children}
+          <Button variant="primary" className="justify-self-start px-4">
+            {submitLabel}
+          </Button>
+        </form>
+      </div>
     </main>
   );
 }
@@ -48,8 +52,10 @@ export function Field({
 }) {
   const hintId = hint ? `${name}-hint` : undefined;
   return (
-    <p style={{ display: "grid", gap: "0.25rem", margin: 0 }}>
-      <label htmlFor={name}>{label}</label>
+    <p className="m-0 grid gap-1">
+      <label htmlFor={name} className="font-medium">
+        {label}
+      </label>
       <input
         id={name}
         name={name}
@@ -58,10 +64,10 @@ export function Field({
         autoComplete={autoComplete}
         defaultValue={defaultValue}
         aria-describedby={hintId}
-        style={{ padding: "0.35rem" }}
+        className="rounded border border-line bg-canvas px-2 py-1.5"
       />
       {hint && (
-        <small id={hintId} style={{ color: "GrayText" }}>
+        <small id={hintId} className="text-xs text-muted">
           {hint}
         </small>
       )}
@@ -71,16 +77,8 @@ export function Field({
 
 export function FormError({ children }: { children: ReactNode }) {
   return (
-    <p role="alert" style={{ color: "#b00020", margin: 0 }}>
+    <p role="alert" className="m-0 rounded border border-danger/40 px-2 py-1 text-danger">
       {children}
     </p>
   );
 }
-
-const frame: CSSProperties = {
-  fontFamily: "system-ui, sans-serif",
-  lineHeight: 1.5,
-  maxWidth: "24rem",
-  margin: "10vh auto",
-  padding: "0 1.5rem",
-};

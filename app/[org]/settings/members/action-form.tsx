@@ -1,6 +1,7 @@
 "use client";
 
 import { type CSSProperties, type ReactNode, useActionState } from "react";
+import { Button } from "@/components/ui/button";
 import type { ActionState } from "@/src/auth/org-action";
 
 /** A form bound to a server action that answers with a message (and maybe a one-time secret). */
@@ -21,14 +22,18 @@ export function ActionForm({
   return (
     <form
       action={formAction}
-      style={{ display: "flex", gap: "0.5rem", flexWrap: "wrap", ...style }}
+      className="flex flex-wrap items-center gap-2 [&_input]:rounded [&_input]:border [&_input]:border-line [&_input]:bg-canvas [&_input]:px-2 [&_input]:py-1 [&_select]:rounded [&_select]:border [&_select]:border-line [&_select]:bg-canvas [&_select]:px-1 [&_select]:py-1"
+      style={style}
     >
       {children}
-      <button type="submit" disabled={pending} aria-label={submitAriaLabel}>
+      <Button disabled={pending} aria-label={submitAriaLabel}>
         {submitLabel}
-      </button>
+      </Button>
       {state && (
-        <p role={state.ok ? "status" : "alert"} style={{ flexBasis: "100%", margin: 0 }}>
+        <p
+          role={state.ok ? "status" : "alert"}
+          className={`m-0 basis-full ${state.ok ? "text-ok" : "text-danger"}`}
+        >
           {state.message} {state.secret && <code>{state.secret}</code>}
         </p>
       )}

@@ -1,5 +1,4 @@
 import type { Metadata } from "next";
-import type { CSSProperties } from "react";
 import { can, ROLES } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
@@ -20,11 +19,11 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
 
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
-      <h1>Members</h1>
-      <table style={{ borderCollapse: "collapse", width: "100%" }}>
+      <OrgNav ctx={ctx} current="members" />
+      <h1 className="mb-3 text-lg font-semibold">Members</h1>
+      <table className="w-full border-collapse">
         <thead>
-          <tr style={{ textAlign: "left" }}>
+          <tr className="border-b border-line text-left text-xs text-muted uppercase">
             <th scope="col">Name</th>
             <th scope="col">Email</th>
             <th scope="col">Role</th>
@@ -33,14 +32,17 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
         </thead>
         <tbody>
           {rows.map((member) => (
-            <tr key={member.userId} style={{ borderTop: "1px solid GrayText" }}>
+            <tr
+              key={member.userId}
+              className="border-b border-line align-top [&>td]:py-2 [&>td]:pr-4"
+            >
               <td>{member.name}</td>
               <td>{member.email}</td>
               <td>{member.role}</td>
               {managesMembers && (
                 <td>
                   {(member.role !== "owner" || managesOwners) && (
-                    <div style={{ display: "flex", gap: "1rem", flexWrap: "wrap" }}>
+                    <div className="flex flex-wrap gap-4">
                       <ActionForm
                         action={changeRole}
                         submitLabel="Change role"
@@ -48,7 +50,7 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
                       >
                         {orgField}
                         <input type="hidden" name="userId" value={member.userId} />
-                        <label htmlFor={`role-${member.userId}`} style={visuallyHidden}>
+                        <label htmlFor={`role-${member.userId}`} className="sr-only">
                           Role of {member.email}
                         </label>
                         <select id={`role-${member.userId}`} name="role" defaultValue={member.role}>
@@ -75,9 +77,9 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
       </table>
 
       {managesMembers && (
-        <section>
-          <h2>Add a member</h2>
-          <p>
+        <section className="mt-8 max-w-2xl">
+          <h2 className="mb-1 text-base font-semibold">Add a member</h2>
+          <p className="mb-3 text-muted">
             Someone without an account gets one, with a temporary password shown to you once; pass
             it on to them.
           </p>
@@ -97,13 +99,3 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
     </main>
   );
 }
-
-/** Read by screen readers, not shown: the row already says whose role it is. */
-const visuallyHidden: CSSProperties = {
-  position: "absolute",
-  width: 1,
-  height: 1,
-  overflow: "hidden",
-  clip: "rect(0 0 0 0)",
-  whiteSpace: "nowrap",
-};
