@@ -2,7 +2,13 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
-import { buildEnvelope, type Item, newEventId, realNodeErrorEvent, variant } from "./helpers/envelopes";
+import {
+  buildEnvelope,
+  type Item,
+  newEventId,
+  realNodeErrorEvent,
+  variant,
+} from "./helpers/envelopes";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
 
 /**
@@ -88,11 +94,7 @@ describe("an item over its limit is dropped, the rest is stored", () => {
     expect(await invalidOutcome("error", "too_large", 1)).toBe(1);
     // The dropped event was not stored under its own id.
     const dropped = await query((db) =>
-      db.kysely
-        .selectFrom("events")
-        .select("id")
-        .where("event_id", "=", bigId)
-        .execute(),
+      db.kysely.selectFrom("events").select("id").where("event_id", "=", bigId).execute(),
     );
     expect(dropped).toEqual([]);
   });
