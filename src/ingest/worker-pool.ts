@@ -16,7 +16,11 @@ export class WorkerPool {
     for (let i = 0; i < this.size; i++) {
       // A larger young generation: events are parsed, normalized and dropped within one
       // batch, and scavenging a bigger nursery less often costs less in total.
-      const worker = new Worker(entry, { resourceLimits: { maxYoungGenerationSizeMb: 32 } });
+      const worker = new Worker(entry, {
+        resourceLimits: { maxYoungGenerationSizeMb: 32 },
+        // Thread 0 also runs the periodic maintenance (retention).
+        workerData: { index: i },
+      });
       worker.on("error", (err) => console.error("[worker] thread error:", err));
       await new Promise<void>((resolve, reject) => {
         worker.once("message", (m) => (m === "ready" ? resolve() : reject(new Error(String(m)))));
