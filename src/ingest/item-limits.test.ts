@@ -27,7 +27,7 @@ describe("enforceItemLimits", () => {
   it("drops an oversized item and keeps the exact bytes of the others", () => {
     const real = fixture("node-exception-1").body;
     const header = real.subarray(0, real.indexOf(0x0a) + 1);
-    let rest = real.subarray(header.length); // the real event item(s), as sent
+    let rest = real.subarray(header.length); // the real SDK item(s), as sent
     if (rest.at(-1) !== 0x0a) rest = Buffer.concat([rest, Buffer.from("\n")]);
     const big = item("event", Buffer.from(`{"message":"${"x".repeat(MiB)}"}`));
     const unsized = item("check_in", Buffer.from('{"check_in_id":"a","status":"ok"}'), false);
