@@ -13,7 +13,8 @@ import { type RunningServer, startServer, waitFor } from "./helpers/server";
  * truncation, wrong and huge lengths, invalid UTF-8, JSON nested 100,000 deep, gzip bombs
  * and Content-Encoding mismatches. The server must never answer 5xx, never crash, keep its
  * memory bounded, and its worker must survive processing whatever was accepted.
- * Deterministic: FUZZ_SEED (default below) decides every case.
+ * Deterministic: FUZZ_SEED (default below) decides every case. Bounded: about 2,200 cases,
+ * under a minute in all (the test's own timeout).
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_2026);
 const MiB = 1024 * 1024;
@@ -414,7 +415,7 @@ describe("fuzzing the ingest endpoint", () => {
             .select("id")
             .where("event_id", "=", last.event_id as string)
             .executeTakeFirst(),
-        45_000,
+        30_000,
         "the final valid event to be stored",
       );
     } finally {
@@ -424,5 +425,5 @@ describe("fuzzing the ingest endpoint", () => {
     expect(logs).not.toMatch(/\[(worker|processor)\][^\n]*(fail|error)/i);
     expect(logs).not.toMatch(/\[ingest\] unexpected error/);
     expect(server.process.exitCode).toBeNull();
-  }, 120_000);
+  }, 60_000);
 });
