@@ -1,14 +1,20 @@
 /**
- * `npm run bench:ingest`: Faultline's production server on a fresh SQLite database against
- * a bare node:http server that only reads the body and parses the envelope header (the
- * ceiling), under the same load: 64 keep-alive connections sending ~5 KB real error
- * envelopes with varied messages and code paths. Then a fixed 5,000 req/s run for latency.
+ * `npm run bench:ingest`: Faultline's production server on a fresh database against a bare
+ * node:http server that only reads the body and parses the envelope header (the ceiling),
+ * under the same load: 64 keep-alive connections. Workloads (scripts/workloads.ts, all built
+ * from the real SDK envelopes in tests/fixtures/envelopes, a fresh id per request):
+ * - errors: ~5 KB error events with varied messages and code paths (also a fixed-rate run
+ *   for latency, and the ceiling comparison);
+ * - mixed: 55 % errors, 20 % transactions, 10 % logs, 15 % sessions/check-ins/client reports;
+ * - large: ~50 KB error events.
+ * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained)
+ * and peak RSS.
  *
  * Load comes from scripts/load-generator.ts: prebuilt requests with a fresh event id each,
  * a few microseconds of CPU per request, so the generator takes little from the server.
  *
- * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_POSTGRES=1 to add a
- * PostgreSQL run (TEST_DATABASE_URL).
+ * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_WORKLOADS (default
+ * errors,mixed,large), BENCH_POSTGRES=1 to add PostgreSQL runs (TEST_DATABASE_URL).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -16,42 +22,23 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { openDb } from "../src/db/connection";
-import { frameEnvelope } from "../src/ingest/frame";
+import { openDb, openSqlite } from "../src/db/connection";
+import { queueFileFor } from "../src/ingest/queue-sqlite";
 import { TEST_DATABASE_URL } from "../tests/helpers/databases";
-import { fixture } from "../tests/helpers/fixtures";
-import { repoRoot } from "../tests/helpers/root";
 import { startServer } from "../tests/helpers/server";
 import { type LoadResult, runLoad } from "./load-generator";
+import { ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 5000);
 const CONNECTIONS = 64;
-const ID_MARK = "ffffffffffffffffffffffffffffffff";
-
-/** Request bodies: the real SDK's error event, 50 code paths × varied messages. */
-function makeBodies(dsn: string): string[] {
-  const f = fixture("node-uncaught-exception-1");
-  const framed = frameEnvelope(f.body);
-  if (!framed.ok) throw new Error(framed.detail);
-  const header = { ...framed.value.header, dsn, event_id: ID_MARK };
-  const item = framed.value.items.find((i) => i.header.type === "event");
-  if (!item) throw new Error("fixture has no event");
-  const event = JSON.parse(item.payload.toString());
-  const bodies: string[] = [];
-  for (let i = 0; i < 500; i++) {
-    const e = structuredClone(event);
-    e.event_id = ID_MARK;
-    const top = e.exception.values.at(-1);
-    top.value = `Cannot read properties of undefined (reading 'field${i % 97}') for request ${crypto.randomUUID()}`;
-    for (const frame of top.stacktrace.frames)
-      if (frame.in_app) frame.function = `${frame.function ?? "fn"}_path${i % 50}`;
-    const payload = JSON.stringify(e);
-    bodies.push(
-      `${JSON.stringify(header)}\n${JSON.stringify({ type: "event", length: Buffer.byteLength(payload) })}\n${payload}\n`,
-    );
-  }
-  return bodies;
+const SELECTED = (process.env.BENCH_WORKLOADS ?? WORKLOADS.join(","))
+  .split(",")
+  .map((w) => w.trim())
+  .filter(Boolean);
+for (const w of SELECTED) {
+  if (!WORKLOADS.includes(w as Workload))
+    throw new Error(`BENCH_WORKLOADS: unknown workload "${w}" (known: ${WORKLOADS.join(", ")})`);
 }
 
 async function load(
@@ -104,51 +91,93 @@ async function startCeiling(): Promise<{ url: string; child: ChildProcess }> {
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-async function countEvents(databaseUrl: string): Promise<() => Promise<number>> {
+/** Envelopes accepted and not yet processed: the drain check, for either backend. */
+function queueDepth(databaseUrl: string): {
+  depth: () => Promise<number>;
+  close: () => Promise<void>;
+} {
   const db = openDb(databaseUrl, { poolSize: 1 });
-  return async () => {
-    const row = await db.kysely
-      .selectFrom("events")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  if (db.dialect === "postgres") {
+    return {
+      depth: async () =>
+        Number(
+          (
+            await db.kysely
+              .selectFrom("ingest_queue")
+              .select((eb) => eb.fn.countAll<number>().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      close: () => db.close(),
+    };
+  }
+  // SQLite: the queue has a file of its own; what the worker has done is its mark.
+  const queue = openSqlite(queueFileFor(db.sqlitePath as string), 1);
+  const count = queue.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?");
+  return {
+    depth: async () => {
+      const mark = await db.kysely
+        .selectFrom("worker_state")
+        .select("value")
+        .where("name", "=", "sqlite_queue_mark")
+        .executeTakeFirst();
+      return (count.get(mark?.value ?? 0) as { n: number }).n;
+    },
+    close: async () => {
+      queue.close();
+      await db.close();
+    },
   };
 }
 
 interface FaultlineResult {
   label: string;
+  workload: Workload;
+  bytes: number;
   throughput: LoadResult;
-  fixedRate: LoadResult;
+  fixedRate?: LoadResult;
   processedPerSec: number;
   drainSeconds: number;
   peakRss: number;
 }
 
-async function benchFaultline(label: string, databaseUrl: string): Promise<FaultlineResult> {
+async function benchFaultline(
+  label: string,
+  workload: Workload,
+  databaseUrl: string,
+): Promise<FaultlineResult> {
   const server = await startServer({ env: { DATABASE_URL: databaseUrl } });
   const dsn = new URL(server.dsn);
   const url = `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
-  const bodies = makeBodies(server.dsn);
-  const count = await countEvents(databaseUrl);
+  const bodies = workloadBodies(workload, server.dsn);
+  const queue = queueDepth(databaseUrl);
 
-  console.log(`[${label}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
+  console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const start = Date.now();
   const throughput = await load(url, bodies, { seconds: SECONDS });
   const loadEnd = Date.now();
-  let stored = await count();
-  while (stored < throughput.ok && Date.now() - loadEnd < 300_000) {
+  // Accept-side outcomes are queued once a second: wait for that last one too.
+  await new Promise((r) => setTimeout(r, 1100));
+  while ((await queue.depth()) > 0 && Date.now() - loadEnd < 300_000) {
     await new Promise((r) => setTimeout(r, 200));
-    stored = await count();
   }
   const done = Date.now();
-  const processedPerSec = stored / ((done - start) / 1000);
+  await queue.close();
+  const processedPerSec = throughput.ok / ((done - start) / 1000);
 
-  console.log(`[${label}] latency at a fixed ${RATE} req/s for ${Math.min(SECONDS, 10)} s`);
-  const fixedRate = await load(url, bodies, { seconds: Math.min(SECONDS, 10), rate: RATE });
+  let fixedRate: LoadResult | undefined;
+  if (workload === "errors") {
+    console.log(
+      `[${label} ${workload}] latency at a fixed ${RATE} req/s for ${Math.min(SECONDS, 10)} s`,
+    );
+    fixedRate = await load(url, bodies, { seconds: Math.min(SECONDS, 10), rate: RATE });
+  }
   const peakRss = peakRssMiB(server.process.pid as number);
   await server.stop();
   return {
     label,
+    workload,
+    bytes: Math.round(bodies.reduce((n, b) => n + Buffer.byteLength(b), 0) / bodies.length),
     throughput,
     fixedRate,
     processedPerSec,
@@ -157,81 +186,107 @@ async function benchFaultline(label: string, databaseUrl: string): Promise<Fault
   };
 }
 
+async function postgresUrl(admin: pg.Client): Promise<{ url: string; schema: string }> {
+  const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const u = new URL(TEST_DATABASE_URL);
+  u.searchParams.set("options", `-c search_path=${schema}`);
+  return { url: u.toString(), schema };
+}
+
 async function main() {
-  const ceiling = await startCeiling();
-  console.log(`[ceiling] ${CONNECTIONS} connections for ${SECONDS} s`);
-  const ceilingResult = await load(
-    `${ceiling.url}/api/1/envelope/`,
-    makeBodies("http://k@127.0.0.1/1"),
-    { seconds: SECONDS },
-  );
-  const ceilingRss = peakRssMiB(ceiling.child.pid as number);
-  ceiling.child.kill();
-
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-bench-"));
-  const results = [await benchFaultline("sqlite", `file:${path.join(dir, "faultline.db")}`)];
-  if (process.env.BENCH_POSTGRES === "1") {
-    const schema = `bench_${crypto.randomBytes(4).toString("hex")}`;
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    const u = new URL(TEST_DATABASE_URL);
-    u.searchParams.set("options", `-c search_path=${schema}`);
-    results.push(await benchFaultline("postgres", u.toString()));
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
+  let ceilingResult: LoadResult | undefined;
+  let ceilingRss = 0;
+  if (SELECTED.includes("errors")) {
+    const ceiling = await startCeiling();
+    console.log(`[ceiling] ${CONNECTIONS} connections for ${SECONDS} s`);
+    ceilingResult = await load(
+      `${ceiling.url}/api/1/envelope/`,
+      workloadBodies("errors", "http://k@127.0.0.1/1"),
+      { seconds: SECONDS },
+    );
+    ceilingRss = peakRssMiB(ceiling.child.pid as number);
+    ceiling.child.kill();
   }
-  fs.rmSync(dir, { recursive: true, force: true });
 
-  const size = Buffer.byteLength(makeBodies("http://k@127.0.0.1/1")[0] as string);
+  const results: FaultlineResult[] = [];
+  for (const workload of SELECTED as Workload[]) {
+    // A fresh database per run: each starts from an empty queue and empty tables.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-bench-"));
+    results.push(
+      await benchFaultline("sqlite", workload, `file:${path.join(dir, "faultline.db")}`),
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (process.env.BENCH_POSTGRES === "1") {
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      const { url, schema } = await postgresUrl(admin);
+      results.push(await benchFaultline("postgres", workload, url));
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    }
+  }
+
   const rows = [
     [
       "",
+      "bytes/req",
       "accepted req/s",
       "p50 ms",
       "p99 ms",
       `p50 / p99 ms @ ${RATE}/s`,
-      "processed ev/s",
+      "processed env/s",
       "drain s",
       "peak RSS MiB",
       "÷ ceiling",
     ],
-    [
-      "ceiling (bare node:http)",
-      ceilingResult.reqPerSec.toFixed(0),
-      String(ceilingResult.p50),
-      String(ceilingResult.p99),
-      "–",
-      "–",
-      "–",
-      String(ceilingRss),
-      "1.00",
-    ],
+    ...(ceilingResult
+      ? [
+          [
+            "ceiling (bare node:http), errors",
+            "",
+            ceilingResult.reqPerSec.toFixed(0),
+            String(ceilingResult.p50),
+            String(ceilingResult.p99),
+            "–",
+            "–",
+            "–",
+            String(ceilingRss),
+            "1.00",
+          ],
+        ]
+      : []),
     ...results.map((r) => [
-      `faultline ${r.label}`,
+      `faultline ${r.label}, ${r.workload}`,
+      String(r.bytes),
       r.throughput.reqPerSec.toFixed(0),
       String(r.throughput.p50),
       String(r.throughput.p99),
-      `${r.fixedRate.p50} / ${r.fixedRate.p99} (${r.fixedRate.reqPerSec.toFixed(0)}/s ok)`,
+      r.fixedRate
+        ? `${r.fixedRate.p50} / ${r.fixedRate.p99} (${r.fixedRate.reqPerSec.toFixed(0)}/s ok)`
+        : "–",
       r.processedPerSec.toFixed(0),
       r.drainSeconds.toFixed(1),
       String(r.peakRss),
-      (r.throughput.reqPerSec / ceilingResult.reqPerSec).toFixed(2),
+      r.workload === "errors" && ceilingResult
+        ? (r.throughput.reqPerSec / ceilingResult.reqPerSec).toFixed(2)
+        : "–",
     ]),
   ];
   console.log(
-    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s, ${size}-byte error envelopes`,
+    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}`,
   );
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
-  const failed = results.filter((r) => r.throughput.other > 0 || r.fixedRate.other > 0);
-  for (const r of failed)
-    console.log(
-      `note: ${r.label} answered ${r.throughput.other + r.fixedRate.other} requests with non-2xx or errors`,
-    );
+  for (const r of results) {
+    const other = r.throughput.other + (r.fixedRate?.other ?? 0);
+    if (other > 0)
+      console.log(
+        `note: ${r.label} ${r.workload} answered ${other} requests with non-2xx or errors`,
+      );
+  }
   process.exit(0);
 }
 
-void repoRoot;
 main().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -16,6 +16,8 @@ export interface LoadOptions {
   seconds: number;
   /** Requests per second over all connections; unlimited when absent. */
   rate?: number;
+  /** Sees every answer: its status, the id written into the request, and the response head. */
+  onAnswer?: (status: number, id: string, head: string) => void;
 }
 
 export interface LoadResult {
@@ -59,13 +61,13 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const interval = options.rate ? 1000 / options.rate : 0;
   let nextSlot = start;
 
-  const nextRequest = (): Buffer => {
+  const nextRequest = (): [Buffer, string] => {
     const t = templates[counter % templates.length] as Template;
     counter++;
     const copy = Buffer.from(t.bytes);
     const id = prefix + counter.toString(16).padStart(16, "0");
     for (const offset of t.idOffsets) copy.write(id, offset, "latin1");
-    return copy;
+    return [copy, id];
   };
 
   const connection = () =>
@@ -74,6 +76,12 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       socket.setNoDelay(true);
       let pending: Buffer = Buffer.alloc(0);
       let sentAt = 0;
+      let sentId = "";
+      const write = () => {
+        const [bytes, id] = nextRequest();
+        sentId = id;
+        socket.write(bytes);
+      };
 
       const send = () => {
         const now = performance.now();
@@ -89,7 +97,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           if (slot > now) {
             setTimeout(() => {
               sentAt = slot;
-              socket.write(nextRequest());
+              write();
             }, slot - now);
             return;
           }
@@ -97,7 +105,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         } else {
           sentAt = now;
         }
-        socket.write(nextRequest());
+        write();
       };
 
       socket.on("connect", send);
@@ -113,6 +121,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           pending = pending.subarray(headerEnd + 4 + length);
           if (status >= 200 && status < 300) ok++;
           else other++;
+          options.onAnswer?.(status, sentId, head);
           if (recorded < latencies.length) latencies[recorded++] = performance.now() - sentAt;
           send();
         }

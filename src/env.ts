@@ -38,6 +38,11 @@ const EnvSchema = z.object({
     .min(0)
     .default(512 * 1024 ** 2),
   /**
+   * How often a worker deletes data past each project's retention (projects.retention_days);
+   * 0 turns retention off. The first run starts a minute after the worker.
+   */
+  FAULTLINE_RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
+  /**
    * SQLite synchronous mode for the ingest queue. `normal` survives a killed process (the WAL
    * is in the OS page cache); `full` also survives power loss, at the price of an fsync per
    * group commit.

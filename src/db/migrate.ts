@@ -5,6 +5,7 @@ import * as m002 from "./migrations/002-accounts";
 import * as m003 from "./migrations/003-key-rate-limits";
 import * as m004 from "./migrations/004-traces-logs";
 import * as m006 from "./migrations/006-issue-tags";
+import * as m007 from "./migrations/007-retention";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "003-key-rate-limits": m003,
   "004-traces-logs": m004,
   "006-issue-tags": m006,
+  "007-retention": m007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

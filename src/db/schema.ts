@@ -34,6 +34,8 @@ export interface ProjectTable {
   name: string;
   platform: string | null;
   created_at: number;
+  /** Data older than this many days is deleted (src/maintenance/retention.ts). */
+  retention_days: Generated<number>;
 }
 
 export interface ProjectKeyTable {

@@ -6,6 +6,7 @@ import type { BackpressureGuard } from "./backpressure";
 import { readBody } from "./decompress";
 import { EnvelopeGuard } from "./envelope-guard";
 import { type FramedEnvelope, frameEnvelope } from "./frame";
+import { enforceItemLimits } from "./item-limits";
 import { type DataCategory, itemQuantity, itemTypeInfo, LIMITS } from "./item-types";
 import type { QueueKind, QueueWriter } from "./queue";
 import type { KeyRateLimiter } from "./rate-limit";
@@ -154,9 +155,19 @@ async function accept(
   } else {
     checkProject(key, route.projectId);
   }
-  const eventId = checkItems(envelope);
-  admit(ctx, key, itemCounts(envelope));
-  await enqueue(ctx, key, "envelope", read.body);
+  const limited = enforceItemLimits(read.body, envelope);
+  const eventId = checkItems(envelope, new Set(limited.dropped.map((d) => d.index)));
+  for (const d of limited.dropped) {
+    if (d.category !== "internal")
+      ctx.outcomes.add(key.projectId, d.category, "invalid", d.reason, d.quantity);
+  }
+  if (!limited.storable) {
+    const details = limited.dropped.slice(0, 3).map((d) => d.detail);
+    if (limited.dropped.length > 3) details.push(`${limited.dropped.length - 3} more`);
+    throw new Refusal(413, `no item left to store: ${details.join("; ")}`);
+  }
+  admit(ctx, key, itemCounts(limited.envelope));
+  await enqueue(ctx, key, "envelope", limited.body);
   return eventId;
 }
 
@@ -251,37 +262,23 @@ function checkProject(key: KeyInfo, projectId: string): void {
 }
 
 /**
- * Item limits and a structural check of JSON payloads; returns the id to answer with.
- * Payloads are not parsed here: that costs more than everything else on this path, and the
- * worker parses them anyway. A payload that looks like an object but is not valid JSON is
- * counted there as an `invalid_json` outcome.
+ * A structural check of JSON payloads (limits are applied before, in item-limits.ts);
+ * returns the id to answer with. Payloads are not parsed here: that costs more than
+ * everything else on this path, and the worker parses them anyway. A payload that looks like
+ * an object but is not valid JSON is counted there as an `invalid_json` outcome.
  */
-function checkItems(envelope: FramedEnvelope): string | undefined {
+function checkItems(envelope: FramedEnvelope, dropped: ReadonlySet<number>): string | undefined {
   let eventId = typeof envelope.header.event_id === "string" ? envelope.header.event_id : undefined;
-  let sessions = 0;
   envelope.items.forEach((item, i) => {
     const type = item.header.type;
     const info = itemTypeInfo(type);
     if (!info) return; // unknown types are skipped by the worker, not refused
-    if (item.payload.length > info.maxBytes) {
-      throw new Refusal(
-        413,
-        `item ${i + 1} (${type}) is ${item.payload.length} bytes, over its limit of ${info.maxBytes}`,
-      );
-    }
-    if (type === "session" || type === "sessions") sessions++;
-    if (info.json && !looksLikeJsonObject(item.payload)) {
+    if (info.json && !dropped.has(i + 1) && !looksLikeJsonObject(item.payload)) {
       throw new Refusal(400, `item ${i + 1} (${type}): payload is not a JSON object`);
     }
     if (!eventId && (type === "event" || type === "transaction"))
       eventId = peekEventId(item.payload);
   });
-  if (sessions > LIMITS.sessionsPerEnvelope) {
-    throw new Refusal(
-      413,
-      `${sessions} session items, over the limit of ${LIMITS.sessionsPerEnvelope} per envelope`,
-    );
-  }
   return eventId;
 }
 

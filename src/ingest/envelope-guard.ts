@@ -1,12 +1,18 @@
 import { MAX_HEADER_LINE_BYTES } from "./frame";
-import { itemTypeInfo } from "./item-types";
+import { itemTypeInfo, LIMITS } from "./item-types";
 
 /**
  * Checks the structure of an envelope while it is still being decompressed, so that a
  * compressed body which cannot be a valid envelope (a gzip bomb of zeros, a payload far over
  * its item's limit) is refused after a few KiB instead of after 100 MiB of output.
  * It only bounds work; `frameEnvelope` remains the one parser that decides validity.
+ *
+ * An item over its limit is not refused here: the accept stage drops it and keeps the rest
+ * (item-limits.ts). Such items may only add up to OVERSIZED_BUDGET, as much as an
+ * uncompressed request could carry at all; past that the body is treated as a bomb.
  */
+export const OVERSIZED_BUDGET = LIMITS.requestBytes;
+
 export class EnvelopeGuard {
   private state: "envelope-header" | "item-header" | "payload-sized" | "payload-line" =
     "envelope-header";
@@ -16,6 +22,8 @@ export class EnvelopeGuard {
   private payloadLimit = 0;
   private payloadBytes = 0;
   private itemType = "";
+  /** Bytes of items over their limit so far. */
+  private oversized = 0;
 
   /** Returns a problem description once the stream can no longer be a valid envelope. */
   push(chunk: Buffer): string | undefined {
@@ -37,9 +45,12 @@ export class EnvelopeGuard {
       pos = nl === -1 ? chunk.length : nl + 1;
 
       if (this.state === "payload-line") {
+        const before = this.payloadBytes;
         this.payloadBytes += piece.length;
         if (this.payloadBytes > this.payloadLimit) {
-          return `item of type "${this.itemType}" is larger than its limit of ${this.payloadLimit} bytes`;
+          // Once over the limit, the whole item counts against the budget.
+          this.oversized += before > this.payloadLimit ? piece.length : this.payloadBytes;
+          if (this.oversized > OVERSIZED_BUDGET) return this.overBudget(this.payloadLimit);
         }
         if (nl !== -1) this.state = "item-header";
         continue;
@@ -78,7 +89,8 @@ export class EnvelopeGuard {
     const limit = itemTypeInfo(this.itemType)?.maxBytes ?? 100 * 1024 * 1024;
     if (typeof header.length === "number" && header.length >= 0) {
       if (header.length > limit) {
-        return `item of type "${this.itemType}" declares ${header.length} bytes, over its limit of ${limit}`;
+        this.oversized += header.length;
+        if (this.oversized > OVERSIZED_BUDGET) return this.overBudget(limit, header.length);
       }
       this.remaining = header.length;
       this.state = this.remaining > 0 ? "payload-sized" : "item-header";
@@ -88,5 +100,10 @@ export class EnvelopeGuard {
       this.state = "payload-line";
     }
     return undefined;
+  }
+
+  private overBudget(limit: number, declared?: number): string {
+    const size = declared === undefined ? "is larger than" : `declares ${declared} bytes, over`;
+    return `item of type "${this.itemType}" ${size} its limit of ${limit} bytes, and items over their limits pass ${OVERSIZED_BUDGET} bytes in this compressed body`;
   }
 }

@@ -26,6 +26,8 @@ export interface FramedItem {
   header: ItemHeader;
   /** A view into the envelope body, not a copy. */
   payload: Buffer;
+  /** Where the item's header line starts in the body, so it can be copied byte for byte. */
+  start: number;
 }
 
 export interface FramedEnvelope {
@@ -93,6 +95,7 @@ export function frameEnvelope(body: Buffer): FrameResult<FramedEnvelope> {
     const index = items.length + 1;
     if (index > MAX_ITEMS_PER_ENVELOPE) return fail(`more than ${MAX_ITEMS_PER_ENVELOPE} items`);
 
+    const start = pos;
     const headerEnd = lineEnd(body, pos);
     if (headerEnd - pos > MAX_HEADER_LINE_BYTES) {
       return fail(`item ${index}: header line is longer than 64 KiB`);
@@ -112,22 +115,22 @@ export function frameEnvelope(body: Buffer): FrameResult<FramedEnvelope> {
         return fail(`item ${index} (${header.type}): "length" must be a non-negative integer`);
       }
       // The header line may have been the last line of the body (no payload and no newline).
-      const start = Math.min(pos, body.length);
-      if (start + length > body.length) {
+      const from = Math.min(pos, body.length);
+      if (from + length > body.length) {
         return fail(
-          `item ${index} (${header.type}): declared length ${length} exceeds the ${body.length - start} bytes that remain`,
+          `item ${index} (${header.type}): declared length ${length} exceeds the ${body.length - from} bytes that remain`,
         );
       }
-      payload = body.subarray(start, start + length);
-      pos = start + length;
+      payload = body.subarray(from, from + length);
+      pos = from + length;
       if (body[pos] === NEWLINE) pos++;
     } else {
-      const start = Math.min(pos, body.length);
-      const end = lineEnd(body, start);
-      payload = body.subarray(start, end);
+      const from = Math.min(pos, body.length);
+      const end = lineEnd(body, from);
+      payload = body.subarray(from, end);
       pos = end + 1;
     }
-    items.push({ header, payload });
+    items.push({ header, payload, start });
   }
   return { ok: true, value: { header: head.value, items } };
 }

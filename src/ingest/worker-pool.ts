@@ -17,7 +17,11 @@ export class WorkerPool {
       // A bounded young generation: each thread's nursery counts fully in RSS under load
       // (32 MB per thread cost ~50 MB of peak RSS over three threads; 8 MB costs little CPU
       // now that processing makes less garbage).
-      const worker = new Worker(entry, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+      const worker = new Worker(entry, {
+        resourceLimits: { maxYoungGenerationSizeMb: 8 },
+        // Thread 0 also runs the periodic maintenance (retention).
+        workerData: { index: i },
+      });
       worker.on("error", (err) => console.error("[worker] thread error:", err));
       await new Promise<void>((resolve, reject) => {
         worker.once("message", (m) => (m === "ready" ? resolve() : reject(new Error(String(m)))));

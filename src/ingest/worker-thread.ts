@@ -1,6 +1,8 @@
-import { parentPort } from "node:worker_threads";
+import path from "node:path";
+import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../db/connection";
 import { env } from "../env";
+import { startRetention } from "../maintenance/retention";
 import { ProcessorPool } from "./processor-pool";
 import { openQueueReader } from "./queue";
 import { lowerThreadPriority } from "./thread-priority";
@@ -19,9 +21,20 @@ async function main(): Promise<void> {
   processors?.start();
   const worker = new IngestWorker(reader, { processors });
   worker.start();
+  // One thread per process runs retention; on PostgreSQL several processes may, safely.
+  const config = env();
+  const retention =
+    (workerData as { index?: number } | null)?.index === 0 &&
+    config.FAULTLINE_RETENTION_INTERVAL_SECONDS > 0
+      ? startRetention(db, {
+          intervalMs: config.FAULTLINE_RETENTION_INTERVAL_SECONDS * 1000,
+          dataDir: path.resolve(config.FAULTLINE_DATA_DIR),
+        })
+      : undefined;
   parentPort?.on("message", async (message: unknown) => {
     if (message === "wake") worker.wake();
     if (message === "stop") {
+      await retention?.stop();
       await worker.stop();
       await processors?.stop();
       await reader.close();

@@ -27,5 +27,12 @@ export function parseDsn(
   }
   const projectId = url.pathname.split("/").filter(Boolean).pop();
   if (!url.username || !projectId) return null;
-  return { publicKey: decodeURIComponent(url.username), projectId, host: url.host };
+  let publicKey: string;
+  try {
+    publicKey = decodeURIComponent(url.username);
+  } catch {
+    // A stray "%" in the key (found by tests/fuzz.test.ts): not a DSN, not a server error.
+    return null;
+  }
+  return { publicKey, projectId, host: url.host };
 }

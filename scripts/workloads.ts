@@ -1,0 +1,144 @@
+import crypto from "node:crypto";
+import { frameEnvelope } from "../src/ingest/frame";
+import { fixture } from "../tests/helpers/fixtures";
+
+/**
+ * Request bodies for the benchmark and the overload test, built from the real SDK envelopes
+ * in tests/fixtures/envelopes. Every body carries ID_MARK where an id goes (event_id,
+ * trace_id, sid, check_in_id); the load generator writes a fresh id over it per request, so
+ * every request is a new event, trace or session.
+ */
+export const ID_MARK = "ffffffffffffffffffffffffffffffff";
+
+export type Workload = "errors" | "mixed" | "large";
+export const WORKLOADS: readonly Workload[] = ["errors", "mixed", "large"];
+
+const ID_FIELDS = /"(event_id|trace_id|sid|check_in_id)":"[0-9a-f]{32}"/g;
+
+/** A real fixture with this server's dsn in its header and its ids replaced by ID_MARK. */
+function fromFixture(name: string, dsn: string): string {
+  const body = fixture(name).body;
+  const nl = body.indexOf(0x0a);
+  const header = { ...JSON.parse(body.subarray(0, nl).toString()), dsn };
+  if (header.event_id) header.event_id = ID_MARK;
+  // Ids are 32 characters either way, so every item's `length` stays right.
+  const rest = body.subarray(nl).toString().replace(ID_FIELDS, `"$1":"${ID_MARK}"`);
+  return JSON.stringify(header) + rest;
+}
+
+function envelope(dsn: string, items: { type: string; payload: string }[], eventId?: string) {
+  const header = JSON.stringify({ event_id: eventId, dsn, sent_at: new Date().toISOString() });
+  const parts = items.map(
+    (i) =>
+      `${JSON.stringify({ type: i.type, length: Buffer.byteLength(i.payload) })}\n${i.payload}`,
+  );
+  return `${header}\n${parts.join("\n")}\n`;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a parsed SDK event, edited freely below
+function realErrorEvent(): any {
+  const framed = frameEnvelope(fixture("node-uncaught-exception-1").body);
+  if (!framed.ok) throw new Error(framed.detail);
+  const item = framed.value.items.find((i) => i.header.type === "event");
+  if (!item) throw new Error("fixture has no event");
+  return JSON.parse(item.payload.toString());
+}
+
+/** The real SDK's error event, 50 code paths × varied messages, ~5 KB each. */
+export function errorBodies(dsn: string, count = 500, extraBytes = 0): string[] {
+  const event = realErrorEvent();
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const e = structuredClone(event);
+    e.event_id = ID_MARK;
+    const top = e.exception.values.at(-1);
+    top.value = `Cannot read properties of undefined (reading 'field${i % 97}') for request ${crypto.randomUUID()}`;
+    for (const frame of top.stacktrace.frames)
+      if (frame.in_app) frame.function = `${frame.function ?? "fn"}_path${i % 50}`;
+    if (extraBytes > 0) padWithBreadcrumbs(e, extraBytes, i);
+    bodies.push(envelope(dsn, [{ type: "event", payload: JSON.stringify(e) }], ID_MARK));
+  }
+  return bodies;
+}
+
+/** Grows an event to about `bytes` with breadcrumbs, as a busy page's event is. */
+// biome-ignore lint/suspicious/noExplicitAny: see realErrorEvent
+function padWithBreadcrumbs(event: any, bytes: number, seed: number): void {
+  const values: unknown[] = [];
+  let size = JSON.stringify(event).length;
+  for (let n = 0; size < bytes; n++) {
+    const crumb = {
+      timestamp: Date.now() / 1000 - n,
+      category: n % 3 ? "http" : "console",
+      level: "info",
+      message: `GET /api/orders/${seed}-${n}?page=${n % 7} → 200 in ${(n * 37) % 900} ms; ${"detail ".repeat(40)}`,
+      data: { url: `/api/orders/${seed}-${n}`, status_code: 200, method: "GET" },
+    };
+    size += JSON.stringify(crumb).length + 1;
+    values.push(crumb);
+  }
+  event.breadcrumbs = { values };
+}
+
+function checkInBody(dsn: string): string {
+  // The check-in shape of Sentry's SDKs (captureCheckIn); no fixture captured one.
+  const payload = JSON.stringify({
+    check_in_id: ID_MARK,
+    monitor_slug: "nightly-import",
+    status: "ok",
+    duration: 12.5,
+    environment: "production",
+  });
+  return envelope(dsn, [{ type: "check_in", payload }]);
+}
+
+function clientReportBody(dsn: string): string {
+  // What the SDKs send after dropping events (see tests/backpressure.test.ts).
+  const payload = JSON.stringify({
+    timestamp: Date.now() / 1000,
+    discarded_events: [{ reason: "sample_rate", category: "transaction", quantity: 3 }],
+  });
+  return envelope(dsn, [{ type: "client_report", payload }]);
+}
+
+/**
+ * 55 % errors, 20 % transactions (a transaction item and span containers), 10 % logs,
+ * 15 % sessions, check-ins and client reports, interleaved.
+ */
+export function mixedBodies(dsn: string): string[] {
+  const errors = errorBodies(dsn, 55);
+  const transactions = [
+    ...Array(10).fill(fromFixture("node-static-transaction-1", dsn)),
+    ...Array(10).fill(fromFixture("node-transaction-1", dsn)),
+  ];
+  const logs = Array(10).fill(fromFixture("node-logs-1", dsn));
+  const other = [
+    ...Array(5).fill(fromFixture("node-exception-1", dsn)), // a session update
+    ...Array(5).fill(checkInBody(dsn)),
+    ...Array(5).fill(clientReportBody(dsn)),
+  ];
+  const groups = [errors, transactions, logs, other];
+  // Round-robin weighted by size, so every stretch of requests has the same mix.
+  const out: string[] = [];
+  const taken = groups.map(() => 0);
+  for (let i = 0; i < 100; i++) {
+    let best = 0;
+    let lag = -Infinity;
+    groups.forEach((g, k) => {
+      const behind = ((i + 1) * g.length) / 100 - (taken[k] as number);
+      if (behind > lag) {
+        lag = behind;
+        best = k;
+      }
+    });
+    out.push((groups[best] as string[])[taken[best] as number] as string);
+    taken[best] = (taken[best] as number) + 1;
+  }
+  return out;
+}
+
+export function workloadBodies(workload: Workload, dsn: string): string[] {
+  if (workload === "mixed") return mixedBodies(dsn);
+  if (workload === "large") return errorBodies(dsn, 100, 50 * 1024);
+  return errorBodies(dsn);
+}

@@ -1,0 +1,204 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../db/connection";
+
+/**
+ * Retention: deletes what is older than each project's `retention_days`. Work is done in
+ * small batches, each one statement (its own short transaction) of at most `batchSize`
+ * rows, with a pause between, so the worker's ingest transactions never wait long behind
+ * it. On PostgreSQL the rows of a batch are claimed with SKIP LOCKED, so several worker
+ * processes may run it at once without blocking each other or deleting twice.
+ */
+export interface RetentionTable {
+  table: string;
+  /** Integer milliseconds compared with the project's cutoff. */
+  timeColumn: string;
+  /** Default `project_id`. */
+  projectColumn?: string;
+  /** A path relative to the data directory, deleted once its row is. */
+  fileColumn?: string;
+}
+
+/**
+ * Tables whose old rows go, oldest data first. Tables added by later work join this list
+ * with their time column: spans (start_timestamp), log_items (timestamp), check_ins,
+ * feedback and attachments (received_at; attachments with their fileColumn).
+ */
+export const RETENTION_TABLES: RetentionTable[] = [
+  { table: "events", timeColumn: "received_at" },
+  { table: "spans", timeColumn: "start_timestamp" },
+  { table: "log_items", timeColumn: "timestamp" },
+];
+
+export interface RetentionOptions {
+  now?: number;
+  /** Rows per statement. */
+  batchSize?: number;
+  /** Pause between batches, so other writers get the database. */
+  pauseMs?: number;
+  tables?: RetentionTable[];
+  /** Where `fileColumn` paths live. */
+  dataDir?: string;
+  /** Called after each batch (for tests and logs). */
+  onBatch?: (table: string, rows: number) => void;
+  /** Checked between batches; a stopping worker does not wait for a whole run. */
+  shouldStop?: () => boolean;
+}
+
+const DAY = 86_400_000;
+
+export type RetentionSummary = Record<string, number>;
+
+export async function runRetention(
+  db: Db,
+  options: RetentionOptions = {},
+): Promise<RetentionSummary> {
+  const now = options.now ?? Date.now();
+  const tables = options.tables ?? RETENTION_TABLES;
+  const summary: RetentionSummary = {};
+  const projects = await db.kysely
+    .selectFrom("projects")
+    .select(["id", "retention_days"])
+    .orderBy("id")
+    .execute();
+  const job = new Job(db, options, summary);
+  for (const project of projects) {
+    const cutoff = now - Math.max(1, project.retention_days) * DAY;
+    for (const t of tables) {
+      await job.deleteOld(t, project.id, cutoff);
+    }
+    await job.deleteIssues(project.id, cutoff);
+    if (job.stopped) break;
+  }
+  return summary;
+}
+
+class Job {
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: RetentionOptions,
+    private readonly summary: RetentionSummary,
+  ) {
+    this.batchSize = options.batchSize ?? 1000;
+  }
+
+  get stopped(): boolean {
+    return this.options.shouldStop?.() ?? false;
+  }
+
+  /** Rows of one project older than the cutoff, a batch at a time. */
+  async deleteOld(t: RetentionTable, projectId: number, cutoff: number): Promise<void> {
+    const where = sql`${sql.ref(t.projectColumn ?? "project_id")} = ${projectId} and ${sql.ref(t.timeColumn)} < ${cutoff}`;
+    const returning = t.fileColumn ? sql`returning ${sql.ref(t.fileColumn)} as file` : sql``;
+    for (;;) {
+      const rows = await this.deleteBatch<{ file?: unknown }>(t.table, where, returning);
+      if (t.fileColumn) await this.removeFiles(rows.map((r) => r.file));
+      if (rows.length < this.batchSize || (await this.pause())) return;
+    }
+  }
+
+  /**
+   * Issues last seen before the cutoff, then their users and any events left (an event sent
+   * late with an old timestamp may be newer by arrival than the issue by its timestamp).
+   */
+  async deleteIssues(projectId: number, cutoff: number): Promise<void> {
+    for (;;) {
+      const issues = await this.deleteBatch<{ id: number }>(
+        "issues",
+        sql`project_id = ${projectId} and last_seen < ${cutoff}`,
+        sql`returning id`,
+        Math.min(this.batchSize, 100),
+      );
+      const ids = issues.map((r) => Number(r.id));
+      if (ids.length > 0) {
+        // Tag counts are a few rows per issue, in a table without SQLite rowids: one statement.
+        await sql`delete from issue_tags where issue_id in (${sql.join(ids)})`.execute(this.db.kysely);
+        for (const table of ["issue_users", "events"]) {
+          for (;;) {
+            const rows = await this.deleteBatch(table, sql`issue_id in (${sql.join(ids)})`);
+            if (rows.length < this.batchSize || (await this.pause())) break;
+          }
+        }
+      }
+      if (issues.length < Math.min(this.batchSize, 100) || (await this.pause())) return;
+    }
+  }
+
+  /**
+   * One statement: at most `limit` rows matching `where`, identified by SQLite's rowid or
+   * PostgreSQL's ctid (so any table works, whatever its key). Returns the deleted rows
+   * (their `returning` columns, else empty objects).
+   */
+  private async deleteBatch<T>(
+    table: string,
+    where: RawBuilder<unknown>,
+    returning: RawBuilder<unknown> = sql``,
+    limit = this.batchSize,
+  ): Promise<T[]> {
+    const t = sql.table(table);
+    const query =
+      this.db.dialect === "postgres"
+        ? sql<T>`delete from ${t} where ctid = any(array(select ctid from ${t} where ${where} limit ${limit} for update skip locked)) ${returning}`
+        : sql<T>`delete from ${t} where rowid in (select rowid from ${t} where ${where} limit ${limit}) ${returning}`;
+    const result = await query.execute(this.db.kysely);
+    const count = result.rows.length > 0 ? result.rows.length : Number(result.numAffectedRows ?? 0);
+    if (count > 0) {
+      this.summary[table] = (this.summary[table] ?? 0) + count;
+      this.options.onBatch?.(table, count);
+    }
+    return result.rows.length > 0 ? result.rows : Array.from({ length: count }, () => ({}) as T);
+  }
+
+  private async removeFiles(files: unknown[]): Promise<void> {
+    const dir = this.options.dataDir;
+    if (!dir) return;
+    const root = path.resolve(dir);
+    for (const f of files) {
+      if (typeof f !== "string" || f === "") continue;
+      const file = path.resolve(root, f);
+      // A path is data like any other: never delete outside the data directory.
+      if (!file.startsWith(root + path.sep)) continue;
+      await fs.rm(file, { force: true });
+    }
+  }
+
+  /** Yields to other writers; true when the job should stop. */
+  private async pause(): Promise<boolean> {
+    const ms = this.options.pauseMs ?? 20;
+    await new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+    return this.stopped;
+  }
+}
+
+/** Runs retention every `intervalMs` (first run after `firstDelayMs`) until stopped. */
+export function startRetention(
+  db: Db,
+  opts: { intervalMs: number; firstDelayMs?: number; dataDir?: string },
+): { stop(): Promise<void> } {
+  let stopping = false;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    running = runRetention(db, { dataDir: opts.dataDir, shouldStop: () => stopping })
+      .then((summary) => {
+        const parts = Object.entries(summary).map(([t, n]) => `${n} ${t}`);
+        if (parts.length > 0) console.log(`[retention] deleted ${parts.join(", ")}`);
+      })
+      .catch((err) => console.error("[retention] run failed; next run as scheduled:", err))
+      .finally(() => {
+        running = undefined;
+        if (!stopping) timer = setTimeout(tick, opts.intervalMs);
+      });
+  };
+  timer = setTimeout(tick, opts.firstDelayMs ?? Math.min(60_000, opts.intervalMs));
+  return {
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
