@@ -151,11 +151,11 @@ export interface ReleaseSessionMemberTable {
   release: string;
   environment: string;
   hour: number;
-  kind: "user" | "errored";
+  kind: "user" | "errored" | "crashed" | "abnormal";
   value: string;
 }
 
-export type MonitorStatus = "active" | "ok" | "error" | "in_progress" | "missed";
+export type MonitorStatus = "active" | "ok" | "error" | "missed";
 
 export interface MonitorTable {
   id: Generated<number>;

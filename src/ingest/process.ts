@@ -1,12 +1,17 @@
 import type { PayloadEncoder } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
+import { addAttachment } from "./attachments";
+import { addCheckIn } from "./check-ins";
+import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
 import { itemQuantity, itemTypeInfo } from "./item-types";
 import { isObject } from "./lenient";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
+import { emptyProtocolItems, type ProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
+import { addSession, addSessionAggregates } from "./sessions";
 
 /**
  * The process stage: queued envelopes in, events ready to store and outcomes out. Pure CPU
@@ -25,6 +30,8 @@ export interface ProcessedEvent {
 export interface ProcessedBatch {
   events: ProcessedEvent[];
   outcomes: OutcomeCounter;
+  /** Sessions, check-ins, feedback and attachments. */
+  items: ProtocolItems;
 }
 
 /** What the store stage needs of an event besides its payload: small enough to pass between threads. */
@@ -50,6 +57,7 @@ export interface StorableEvent {
 export interface StorableBatch {
   events: StorableEvent[];
   outcomes: OutcomeCounter;
+  items: ProtocolItems;
 }
 
 /**
@@ -62,7 +70,11 @@ export async function processEnvelopes(
   envelopes: QueuedEnvelope[],
   encoder: PayloadEncoder,
 ): Promise<StorableBatch> {
-  const batch: ProcessedBatch = { events: [], outcomes: new OutcomeCounter() };
+  const batch: ProcessedBatch = {
+    events: [],
+    outcomes: new OutcomeCounter(),
+    items: emptyProtocolItems(),
+  };
   for (const envelope of envelopes) {
     try {
       processEnvelope(envelope, batch, encoder);
@@ -82,6 +94,7 @@ export async function processEnvelopes(
   const payloads = await Promise.all(batch.events.map((e) => e.payload));
   return {
     outcomes: batch.outcomes,
+    items: batch.items,
     events: batch.events.map((e, i) => ({
       projectId: e.projectId,
       receivedAt: e.receivedAt,
@@ -160,6 +173,32 @@ function processItem(
       return;
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
+      return;
+    case "session":
+      addSession(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "sessions":
+      addSessionAggregates(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "check_in":
+      addCheckIn(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "feedback":
+      addFeedback(parseJson(item.payload), envelopeEventId, envelope, batch.items, batch.outcomes);
+      return;
+    case "user_report":
+      addUserReport(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "attachment":
+      addAttachment(item, envelopeEventId, envelope, batch.items, batch.outcomes);
+      return;
+    case "profile":
+    case "profile_chunk":
+    case "replay_event":
+    case "replay_recording":
+    case "replay_video":
+      // Not stored by Faultline (README: protocol); counted so the SDK's data is accounted for.
+      batch.outcomes.add(projectId, receivedAt, info.category, "filtered", "unsupported_item_type");
       return;
     default:
       // Stored by later stages of the protocol work; counted so nothing vanishes unseen.

@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { OutcomeCounter } from "./outcomes";
 import type { StorableBatch, StorableEvent } from "./process";
 import type { ProcessRequest, ProcessResponse } from "./processor-thread";
+import { emptyProtocolItems, mergeProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
 
 /**
@@ -55,6 +56,7 @@ export class ProcessorPool {
     );
     const events: StorableEvent[] = [];
     const outcomes = new OutcomeCounter();
+    const items = emptyProtocolItems();
     for (const r of responses) {
       if (!r.ok) throw new Error(`processor failed: ${r.error}`);
       for (const e of r.events)
@@ -63,13 +65,20 @@ export class ProcessorPool {
           payload: Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength),
         });
       outcomes.addAll(r.outcomes);
+      mergeProtocolItems(items, r.items);
     }
-    return { events, outcomes };
+    return { events, outcomes, items };
   }
 
   private send(thread: Worker, envelopes: QueuedEnvelope[]): Promise<ProcessResponse> {
     if (envelopes.length === 0)
-      return Promise.resolve({ id: 0, ok: true, events: [], outcomes: [] });
+      return Promise.resolve({
+        id: 0,
+        ok: true,
+        events: [],
+        outcomes: [],
+        items: emptyProtocolItems(),
+      });
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -2,6 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { PayloadEncoder } from "../events/payload";
 import type { OutcomeCount } from "./outcomes";
 import { processEnvelopes, type StorableEvent } from "./process";
+import type { ProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
 import { lowerThreadPriority } from "./thread-priority";
 
@@ -16,7 +17,13 @@ export interface ProcessRequest {
 }
 
 export type ProcessResponse =
-  | { id: number; ok: true; events: StorableEvent[]; outcomes: OutcomeCount[] }
+  | {
+      id: number;
+      ok: true;
+      events: StorableEvent[];
+      outcomes: OutcomeCount[];
+      items: ProtocolItems;
+    }
   | { id: number; ok: false; error: string };
 
 lowerThreadPriority();
@@ -31,7 +38,13 @@ parentPort?.on("message", async (request: ProcessRequest) => {
       body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength),
     }));
     const batch = await processEnvelopes(envelopes, encoder);
-    response = { id: request.id, ok: true, events: batch.events, outcomes: batch.outcomes.list() };
+    response = {
+      id: request.id,
+      ok: true,
+      events: batch.events,
+      outcomes: batch.outcomes.list(),
+      items: batch.items,
+    };
   } catch (err) {
     response = {
       id: request.id,

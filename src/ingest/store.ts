@@ -1,6 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import type { StorableBatch, StorableEvent } from "./process";
+import { storeProtocolItems } from "./store-protocol-items";
 
 /**
  * The store stage: one batch of processed events into the database, inside the caller's
@@ -29,6 +30,7 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
     await countUsers(events, groups, trx);
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
+  await storeProtocolItems(batch.items, trx);
   await batch.outcomes.write(trx);
 }
 

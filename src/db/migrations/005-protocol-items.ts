@@ -41,8 +41,9 @@ export async function up(db: AnyDb): Promise<void> {
     ])
     .execute();
 
-  // Distinct members of a bucket: kind 'user' (the session's did) and 'errored' (session ids
-  // already counted as errored, since a session reports its errors in several updates).
+  // Distinct members of a bucket: kind 'user' (the session's did), and 'errored', 'crashed'
+  // and 'abnormal' (session ids already counted so: a session reports its errors in several
+  // updates, and each must count once).
   await db.schema
     .createTable("release_session_members")
     .addColumn("project_id", "bigint", (c) => c.notNull())
@@ -75,7 +76,7 @@ export async function up(db: AnyDb): Promise<void> {
     /** Minutes. */
     .addColumn("checkin_margin", "integer")
     .addColumn("max_runtime", "integer")
-    /** Health after the last check-in: active (none yet), ok, error, in_progress, missed. */
+    /** Health after the last finished or missed check-in: active (none yet), ok, error, missed. */
     .addColumn("status", "text", (c) => c.notNull())
     .addColumn("last_checkin", "bigint")
     /** When the next check-in is expected (ms); missed once this plus the margin passes. */
