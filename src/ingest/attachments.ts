@@ -45,13 +45,14 @@ export function addAttachment(
     outcomes.add(projectId, receivedAt, "attachment", "invalid", reason, size);
     return;
   }
-  const contentType = header(item.header.content_type, 128);
+  const contentType =
+    typeof item.header.content_type === "string" ? item.header.content_type.slice(0, 128) : null;
   items.attachments.push({
     projectId,
     receivedAt,
     eventId,
     filename: header(item.header.filename, 255) ?? "attachment",
-    contentType: contentType && /^[\w.+-]+\/[\w.+-]+/.test(contentType) ? contentType : null,
+    contentType: contentType && /^[\w.+-]+\/[\w.+-]+$/.test(contentType) ? contentType : null,
     attachmentType,
     sha256: crypto.createHash("sha256").update(item.payload).digest("hex"),
     // A copy of just these bytes: a view would drag the whole envelope across threads.
