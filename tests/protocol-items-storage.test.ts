@@ -16,6 +16,7 @@ import {
 import { IngestWorker } from "../src/ingest/worker";
 import { monitorCheckInsResponse, orgMonitorsResponse } from "../src/monitors/api";
 import { detectMissedCheckIns } from "../src/monitors/missed";
+import { detectTimedOutCheckIns } from "../src/monitors/timeouts";
 import { releaseResponse } from "../src/releases/api";
 import { statsV2Response } from "../src/stats/api";
 import { type TestDatabase, testDialects } from "./helpers/databases";
@@ -202,6 +203,35 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     expect(Date.parse(String(after?.nextCheckIn))).toBe(expected + 5 * MINUTE);
     await expect(monitorCheckInsResponse(db, "default", "nope")).rejects.toThrow(/not found/);
     expect(await quantity("monitor", "accepted", "")).toBe(5);
+  });
+
+  it("gives up on a check-in that runs past its monitor's max_runtime", async () => {
+    const t = Date.now();
+    const id = "c".repeat(32);
+    const config = { schedule: { type: "interval", value: 1, unit: "day" }, max_runtime: 10 };
+    await send(
+      checkIn({
+        check_in_id: id,
+        monitor_slug: "long-job",
+        status: "in_progress",
+        monitor_config: config,
+      }),
+      t,
+    );
+    expect(await worker.drain()).toBe(1);
+    expect(await detectTimedOutCheckIns(db, t + 10 * MINUTE - 1)).toBe(0);
+    expect(await detectTimedOutCheckIns(db, t + 10 * MINUTE)).toBe(1);
+    expect(await detectTimedOutCheckIns(db, t + 11 * MINUTE)).toBe(0);
+    // The job's own "ok", arriving after Faultline gave up on it, changes nothing.
+    await send(
+      checkIn({ check_in_id: id, monitor_slug: "long-job", status: "ok" }),
+      t + 12 * MINUTE,
+    );
+    expect(await worker.drain()).toBe(1);
+    const [row] = await monitorCheckInsResponse(db, "default", "long-job");
+    expect(row).toMatchObject({ id, status: "error", duration: 10 * MINUTE });
+    const monitor = (await orgMonitorsResponse(db, "default")).find((m) => m.slug === "long-job");
+    expect(monitor?.environments[0]?.status).toBe("error");
   });
 
   it("stores feedback and user reports, linked to their event once it exists", async () => {

@@ -4,6 +4,7 @@ import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
 import { nextExpected } from "./schedule";
 import { scheduleOf } from "./schedule-of";
+import { detectTimedOutCheckIns } from "./timeouts";
 
 /**
  * Missed check-ins: a monitor whose expected check-in plus its margin has passed with none
@@ -100,7 +101,10 @@ async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) => Promis
   });
 }
 
-/** Runs the detector every `intervalMs` in the background; one run at a time. */
+/**
+ * Runs the missed and timed-out check-in detectors every `intervalMs` in the background;
+ * one run at a time.
+ */
 export class MissedCheckInDetector {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -114,6 +118,7 @@ export class MissedCheckInDetector {
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = detectMissedCheckIns(this.db)
+        .then(() => detectTimedOutCheckIns(this.db))
         .then(() => undefined)
         .catch((err) => console.error("[monitors] missed check-in detection failed:", err))
         .finally(() => {

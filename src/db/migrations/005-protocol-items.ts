@@ -111,6 +111,12 @@ export async function up(db: AnyDb): Promise<void> {
     .on("check_ins")
     .columns(["monitor_id", "received_at"])
     .execute();
+  // Finds running check-ins past their monitor's max_runtime.
+  await db.schema
+    .createIndex("check_ins_status_received")
+    .on("check_ins")
+    .columns(["status", "received_at"])
+    .execute();
 
   // The linked event and its issue are resolved when read, so feedback sent before its
   // event arrives still links once it does.
