@@ -3,75 +3,33 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventAttachmentResponse } from "../src/attachments/api";
 import { readAttachmentBytes, storeOfDb } from "../src/attachments/storage";
-import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
 import { projectFeedbackResponse } from "../src/feedback/api";
 import { frameEnvelope } from "../src/ingest/frame";
-import {
-  openQueueReader,
-  openQueueWriter,
-  type QueueReader,
-  type QueueWriter,
-} from "../src/ingest/queue";
-import { IngestWorker } from "../src/ingest/worker";
-import { monitorCheckInsResponse, orgMonitorsResponse } from "../src/monitors/api";
-import { detectMissedCheckIns } from "../src/monitors/missed";
-import { detectTimedOutCheckIns } from "../src/monitors/timeouts";
 import { releaseResponse } from "../src/releases/api";
 import { statsV2Response } from "../src/stats/api";
-import { type TestDatabase, testDialects } from "./helpers/databases";
+import { testDialects } from "./helpers/databases";
 import { buildEnvelope, newEventId, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { fixture } from "./helpers/fixtures";
+import { openPipeline, type Pipeline } from "./helpers/pipeline";
 
 /**
- * Sessions, check-ins, feedback and attachments through queue → process → store on each
- * database: the real SDKs' envelopes from tests/fixtures where they exist, hand-made ones in
- * the SDK's shape (and malformed ones) where they do not.
+ * Sessions, feedback and attachments through queue → process → store on each database:
+ * the real SDKs' envelopes from tests/fixtures where they exist, hand-made ones in the SDK's
+ * shape (and malformed ones) where they do not. Cron monitors: monitors-storage.test.ts.
  */
 const dialects = await testDialects();
-const MINUTE = 60_000;
 
 describe.each(dialects)("protocol items on $name", ({ create }) => {
-  let database: TestDatabase;
+  let p: Pipeline;
   let db: Db;
-  let writer: QueueWriter;
-  let reader: QueueReader;
-  let worker: IngestWorker;
-  let projectId: number;
-
   beforeAll(async () => {
-    database = await create();
-    db = await database.open();
-    projectId = (await bootstrap(db)).defaultKey.projectId;
-    writer = await openQueueWriter(db);
-    reader = await openQueueReader(db);
-    worker = new IngestWorker(reader, { batchSize: 50 });
+    p = await openPipeline(create);
+    db = p.db;
   });
   afterAll(async () => {
-    await writer?.close();
-    await reader?.close();
-    await db?.close();
-    await database?.drop();
+    await p?.close();
   });
-
-  const send = (body: Buffer, receivedAt = Date.now()) =>
-    writer.enqueue({ projectId, keyId: 1, receivedAt, kind: "envelope", body });
-  /** A captured envelope, received when the SDK sent it (sessions older than 5 days are refused). */
-  const sendFixture = (name: string) => {
-    const body = fixture(name).body;
-    const framed = frameEnvelope(body);
-    if (!framed.ok) throw new Error(`fixture ${name} does not frame`);
-    return send(body, Date.parse(String(framed.value.header.sent_at)));
-  };
-  const outcomes = async () =>
-    db.kysely
-      .selectFrom("outcomes")
-      .select(["category", "outcome", "reason", "quantity"])
-      .execute();
-  const quantity = async (category: string, outcome: string, reason: string) =>
-    (await outcomes())
-      .filter((o) => o.category === category && o.outcome === outcome && o.reason === reason)
-      .reduce((n, o) => n + Number(o.quantity), 0);
 
   it("counts release health from the SDKs' session updates and aggregates", async () => {
     for (const name of [
@@ -84,8 +42,8 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
       "nextjs-server-route-error-2", // aggregate: 7 exited, 1 crashed
       "node-http-server-3", // aggregate: 2 exited, 1 errored
     ])
-      await sendFixture(name);
-    expect(await worker.drain()).toBe(8);
+      await p.sendFixture(name);
+    expect(await p.worker.drain()).toBe(8);
 
     const release = await releaseResponse(db, "default", "fixture@1.0.0");
     expect(release.healthData).toMatchObject({
@@ -98,146 +56,14 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     });
     expect(release.healthData.crashFreeSessions).toBeCloseTo((100 * 13) / 15, 6);
     expect(release.projects).toHaveLength(1);
-    expect(await quantity("session", "accepted", "")).toBe(6 + 8 + 3);
+    expect(await p.quantity("session", "accepted", "")).toBe(6 + 8 + 3);
     await expect(releaseResponse(db, "default", "no-such-release")).rejects.toThrow(/not found/);
-  });
-
-  const checkIn = (payload: Record<string, unknown>) =>
-    buildEnvelope([{ type: "check_in", payload }], { sent_at: new Date().toISOString() });
-
-  it("upserts monitors, finishes in-progress check-ins and detects missed ones exactly once", async () => {
-    const t0 = Math.floor(Date.now() / MINUTE) * MINUTE + 5_000;
-    const config = {
-      schedule: { type: "crontab", value: "*/5 * * * *" },
-      checkin_margin: 2,
-      max_runtime: 10,
-      timezone: "UTC",
-    };
-    // Start and finish of one job in one batch, then a second job finished in a later batch.
-    await send(
-      checkIn({
-        check_in_id: "a".repeat(32),
-        monitor_slug: "Nightly Report",
-        status: "in_progress",
-        monitor_config: config,
-        environment: "production",
-      }),
-      t0,
-    );
-    await send(
-      checkIn({
-        check_in_id: "a".repeat(32),
-        monitor_slug: "Nightly Report",
-        status: "ok",
-        duration: 1.5,
-      }),
-      t0 + 1500,
-    );
-    await send(
-      checkIn({
-        check_in_id: "b".repeat(32),
-        monitor_slug: "nightly-report",
-        status: "in_progress",
-      }),
-      t0 + 2000,
-    );
-    expect(await worker.drain()).toBe(3);
-    await send(
-      checkIn({ check_in_id: "b".repeat(32), monitor_slug: "nightly-report", status: "error" }),
-      t0 + 4000,
-    );
-    await send(
-      checkIn({ check_in_id: "a".repeat(32), monitor_slug: "nightly-report", status: "error" }),
-      t0 + 5000,
-    );
-    expect(await worker.drain()).toBe(2);
-
-    const [monitor] = await orgMonitorsResponse(db, "default");
-    expect(monitor).toMatchObject({
-      slug: "nightly-report",
-      config: {
-        schedule_type: "crontab",
-        schedule: "*/5 * * * *",
-        checkin_margin: 2,
-        max_runtime: 10,
-      },
-      environments: [{ status: "error" }],
-    });
-    const expected = Date.parse(String(monitor?.nextCheckIn));
-    expect(expected).toBe(Math.floor(t0 / (5 * MINUTE)) * 5 * MINUTE + 5 * MINUTE);
-
-    let rows = await monitorCheckInsResponse(db, "default", "nightly-report");
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    // The finished check-in kept its status: a late "error" for it changed nothing.
-    expect(byId.get("a".repeat(32))).toMatchObject({
-      status: "ok",
-      duration: 1500,
-      environment: "production",
-    });
-    expect(byId.get("b".repeat(32))).toMatchObject({ status: "error", duration: 2000 });
-
-    // Before the margin has passed nothing is missed; after it, exactly one miss, however often
-    // (and however many processes at once) the detector runs.
-    expect(await detectMissedCheckIns(db, expected + 2 * MINUTE - 1)).toBe(0);
-    const later = expected + 2 * MINUTE + 1;
-    // PostgreSQL: several connections, as several worker processes would race. SQLite has one
-    // worker process, and two connections in one thread would block each other synchronously.
-    const second = database.dialect === "postgres" ? await database.open() : db;
-    try {
-      const runs = await Promise.all([
-        detectMissedCheckIns(db, later),
-        detectMissedCheckIns(second, later),
-        detectMissedCheckIns(db, later),
-      ]);
-      expect(runs.reduce((a, b) => a + b, 0)).toBe(1);
-    } finally {
-      if (second !== db) await second.close();
-    }
-    expect(await detectMissedCheckIns(db, later)).toBe(0);
-    rows = await monitorCheckInsResponse(db, "default", "nightly-report");
-    const missed = rows.filter((r) => r.status === "missed");
-    expect(missed).toHaveLength(1);
-    expect(missed[0]?.expectedTime).toBe(new Date(expected).toISOString());
-    const [after] = await orgMonitorsResponse(db, "default");
-    expect(after?.environments[0]?.status).toBe("missed_checkin");
-    expect(Date.parse(String(after?.nextCheckIn))).toBe(expected + 5 * MINUTE);
-    await expect(monitorCheckInsResponse(db, "default", "nope")).rejects.toThrow(/not found/);
-    expect(await quantity("monitor", "accepted", "")).toBe(5);
-  });
-
-  it("gives up on a check-in that runs past its monitor's max_runtime", async () => {
-    const t = Date.now();
-    const id = "c".repeat(32);
-    const config = { schedule: { type: "interval", value: 1, unit: "day" }, max_runtime: 10 };
-    await send(
-      checkIn({
-        check_in_id: id,
-        monitor_slug: "long-job",
-        status: "in_progress",
-        monitor_config: config,
-      }),
-      t,
-    );
-    expect(await worker.drain()).toBe(1);
-    expect(await detectTimedOutCheckIns(db, t + 10 * MINUTE - 1)).toBe(0);
-    expect(await detectTimedOutCheckIns(db, t + 10 * MINUTE)).toBe(1);
-    expect(await detectTimedOutCheckIns(db, t + 11 * MINUTE)).toBe(0);
-    // The job's own "ok", arriving after Faultline gave up on it, changes nothing.
-    await send(
-      checkIn({ check_in_id: id, monitor_slug: "long-job", status: "ok" }),
-      t + 12 * MINUTE,
-    );
-    expect(await worker.drain()).toBe(1);
-    const [row] = await monitorCheckInsResponse(db, "default", "long-job");
-    expect(row).toMatchObject({ id, status: "error", duration: 10 * MINUTE });
-    const monitor = (await orgMonitorsResponse(db, "default")).find((m) => m.slug === "long-job");
-    expect(monitor?.environments[0]?.status).toBe("error");
   });
 
   it("stores feedback and user reports, linked to their event once it exists", async () => {
     const eventId = newEventId();
     const feedbackId = newEventId();
-    await send(
+    await p.send(
       buildEnvelope([
         {
           type: "feedback",
@@ -258,7 +84,7 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
         },
       ]),
     );
-    await send(
+    await p.send(
       buildEnvelope([
         {
           type: "user_report",
@@ -271,16 +97,16 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
         },
       ]),
     );
-    expect(await worker.drain()).toBe(2);
+    expect(await p.worker.drain()).toBe(2);
     let list = await projectFeedbackResponse(db, "default", "default");
     expect(list).toHaveLength(2);
     expect(list.every((f) => f.issue === null)).toBe(true);
 
     // The event arrives after the feedback: read time links them.
-    await send(
+    await p.send(
       buildEnvelope([{ type: "event", payload: variant(realNodeErrorEvent(), { eventId }) }]),
     );
-    expect(await worker.drain()).toBe(1);
+    expect(await p.worker.drain()).toBe(1);
     list = await projectFeedbackResponse(db, "default", "default");
     const widget = list.find((f) => f.feedbackID === feedbackId);
     expect(widget).toMatchObject({
@@ -297,7 +123,7 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
       eventID: eventId,
       comments: "same here",
     });
-    expect(await quantity("feedback", "accepted", "")).toBe(2);
+    expect(await p.quantity("feedback", "accepted", "")).toBe(2);
   });
 
   it("stores the SDK's attachments byte for byte, linked to the envelope's event", async () => {
@@ -306,8 +132,8 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     if (!framed.ok) throw new Error("fixture does not frame");
     const eventId = String(framed.value.header.event_id);
     const sent = framed.value.items.filter((i) => i.header.type === "attachment");
-    await send(f.body);
-    expect(await worker.drain()).toBe(1);
+    await p.send(f.body);
+    expect(await p.worker.drain()).toBe(1);
 
     const rows = await db.kysely
       .selectFrom("attachments")
@@ -320,7 +146,7 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     for (const [i, row] of rows.entries()) {
       const bytes = await readAttachmentBytes(storeOfDb(db), row);
       expect(bytes?.equals(sent[i]?.payload as Buffer)).toBe(true);
-      if (database.dialect === "sqlite") {
+      if (p.database.dialect === "sqlite") {
         expect(row.data).toBeNull();
         expect(
           fs.existsSync(path.join(path.dirname(db.sqlitePath as string), row.path as string)),
@@ -336,11 +162,11 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     expect(download.headers.get("content-disposition")).toContain('filename="blob.bin"');
     expect(Buffer.from(await download.arrayBuffer()).equals(sent[2]?.payload as Buffer)).toBe(true);
     const totalBytes = sent.reduce((n, i) => n + i.payload.length, 0);
-    expect(await quantity("attachment", "accepted", "")).toBe(totalBytes);
+    expect(await p.quantity("attachment", "accepted", "")).toBe(totalBytes);
   });
 
   it("filters profiles and replays as unsupported, with outcomes", async () => {
-    await send(
+    await p.send(
       buildEnvelope(
         [
           { type: "profile", payload: { version: "1", platform: "node" } },
@@ -350,9 +176,9 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
         { event_id: newEventId() },
       ),
     );
-    expect(await worker.drain()).toBe(1);
-    expect(await quantity("profile", "filtered", "unsupported_item_type")).toBe(1);
-    expect(await quantity("replay", "filtered", "unsupported_item_type")).toBe(2);
+    expect(await p.worker.drain()).toBe(1);
+    expect(await p.quantity("profile", "filtered", "unsupported_item_type")).toBe(1);
+    expect(await p.quantity("replay", "filtered", "unsupported_item_type")).toBe(2);
   });
 
   it("counts malformed items of every type as invalid, with a reason, and keeps going", async () => {
@@ -406,22 +232,22 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
       payload: "orphan bytes",
       headers: { filename: "x.txt" },
     };
-    await send(buildEnvelope([...items, attachment]));
-    expect(await worker.drain()).toBe(1);
+    await p.send(buildEnvelope([...items, attachment]));
+    expect(await p.worker.drain()).toBe(1);
 
-    expect(await quantity("session", "invalid", "invalid_json")).toBe(1);
-    expect(await quantity("session", "invalid", "missing_release")).toBe(1);
-    expect(await quantity("session", "invalid", "invalid_session")).toBe(3);
-    expect(await quantity("session", "invalid", "session_timestamp")).toBe(1);
-    expect(await quantity("monitor", "invalid", "missing_monitor_slug")).toBe(1);
-    expect(await quantity("monitor", "invalid", "invalid_check_in_status")).toBe(1);
-    expect(await quantity("monitor", "invalid", "invalid_monitor_config")).toBe(2);
-    expect(await quantity("feedback", "invalid", "invalid_feedback")).toBe(2);
-    expect(await quantity("feedback", "invalid", "invalid_user_report")).toBe(2);
-    expect(await quantity("attachment", "invalid", "attachment_without_event")).toBe(
+    expect(await p.quantity("session", "invalid", "invalid_json")).toBe(1);
+    expect(await p.quantity("session", "invalid", "missing_release")).toBe(1);
+    expect(await p.quantity("session", "invalid", "invalid_session")).toBe(3);
+    expect(await p.quantity("session", "invalid", "session_timestamp")).toBe(1);
+    expect(await p.quantity("monitor", "invalid", "missing_monitor_slug")).toBe(1);
+    expect(await p.quantity("monitor", "invalid", "invalid_check_in_status")).toBe(1);
+    expect(await p.quantity("monitor", "invalid", "invalid_monitor_config")).toBe(2);
+    expect(await p.quantity("feedback", "invalid", "invalid_feedback")).toBe(2);
+    expect(await p.quantity("feedback", "invalid", "invalid_user_report")).toBe(2);
+    expect(await p.quantity("attachment", "invalid", "attachment_without_event")).toBe(
       "orphan bytes".length,
     );
-    expect(await quantity("error", "invalid", "internal_error")).toBe(0);
+    expect(await p.quantity("error", "invalid", "internal_error")).toBe(0);
     // Nothing of it was stored.
     expect(
       await db.kysely.selectFrom("monitors").select("slug").where("slug", "=", "x").execute(),
@@ -438,11 +264,11 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
       stats.groups.find(
         (g) => g.by.category === category && g.by.outcome === outcome && g.by.reason === reason,
       )?.totals["sum(quantity)"];
-    for (const o of await outcomes())
+    for (const o of await p.outcomes())
       expect(
         total(o.category, o.outcome, o.reason || "none"),
         `${o.category}/${o.outcome}/${o.reason}`,
-      ).toBe(await quantity(o.category, o.outcome, o.reason));
+      ).toBe(await p.quantity(o.category, o.outcome, o.reason));
     for (const g of stats.groups)
       expect(g.series["sum(quantity)"].reduce((a, b) => a + b, 0)).toBe(g.totals["sum(quantity)"]);
     await expect(
