@@ -94,6 +94,7 @@ describe.each(dialects)("@sentry/node protocol items → Faultline on $name", ({
       totalUsers: 3,
     });
     expect(release.healthData.crashFreeSessions).toBeCloseTo(200 / 3, 6);
+    expect(release.healthData.crashFreeUsers).toBeCloseTo(200 / 3, 6);
     const missing = await server.api("/api/0/organizations/default/releases/shop@9.9.9/");
     expect(missing.status).toBe(404);
     expect((await server.api("/api/0/organizations/nope/releases/shop@3.0.0/")).status).toBe(404);

@@ -55,6 +55,8 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
       totalUsers: 2,
     });
     expect(release.healthData.crashFreeSessions).toBeCloseTo((100 * 13) / 15, 6);
+    // Neither user's session crashed (the crashed ones carried no did).
+    expect(release.healthData.crashFreeUsers).toBe(100);
     expect(release.projects).toHaveLength(1);
     expect(await p.quantity("session", "accepted", "")).toBe(6 + 8 + 3);
     await expect(releaseResponse(db, "default", "no-such-release")).rejects.toThrow(/not found/);

@@ -151,7 +151,8 @@ export interface ReleaseSessionMemberTable {
   release: string;
   environment: string;
   hour: number;
-  kind: "user" | "errored" | "crashed" | "abnormal";
+  /** crashed_user: the did of a crashed session, for crash-free users. */
+  kind: "user" | "crashed_user" | "errored" | "crashed" | "abnormal";
   value: string;
 }
 

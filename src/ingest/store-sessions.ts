@@ -54,6 +54,7 @@ export async function storeSessions(
       members.set(`${key}\u0000${kind}\u0000${value}`, { ...where, kind, value });
     if (r.sid) for (const kind of r.kinds) add(kind, r.sid);
     if (r.did) add("user", r.did);
+    if (r.did && (r.crashed > 0 || r.kinds.includes("crashed"))) add("crashed_user", r.did);
   }
 
   const list = [...members.values()];
@@ -69,7 +70,7 @@ export async function storeSessions(
     for (const m of added) {
       const b = buckets.get(keyOf(m)) as Bucket;
       if (m.kind === "user") b.users++;
-      else b[m.kind]++;
+      else if (m.kind !== "crashed_user") b[m.kind]++;
     }
   }
 

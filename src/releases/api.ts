@@ -6,7 +6,8 @@ import { type ReleaseProjectHealth, releaseHealth } from "./queries";
 /**
  * `GET /api/0/organizations/<org>/releases/<version>/`: Sentry's release details with each
  * project's `healthData`. The crash-free rate is the share of sessions that did not crash,
- * in percent as Sentry gives it; null without sessions.
+ * in percent as Sentry gives it, and likewise for users (the sessions' `did`); null without
+ * sessions.
  */
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -15,7 +16,10 @@ function crashFree(sessions: number, crashed: number): number | null {
 }
 
 function healthData(
-  h: Pick<ReleaseProjectHealth, "sessions" | "errored" | "crashed" | "abnormal" | "users">,
+  h: Pick<
+    ReleaseProjectHealth,
+    "sessions" | "errored" | "crashed" | "abnormal" | "users" | "crashedUsers"
+  >,
 ) {
   return {
     hasHealthData: h.sessions > 0,
@@ -26,8 +30,7 @@ function healthData(
     // Sentry's "errored" excludes sessions that went on to crash or end abnormally.
     sessionsErrored: Math.max(0, h.errored - h.crashed - h.abnormal),
     crashFreeSessions: crashFree(h.sessions, h.crashed),
-    // Crashes are not tracked per user.
-    crashFreeUsers: null,
+    crashFreeUsers: crashFree(h.users, h.crashedUsers),
   };
 }
 
@@ -35,8 +38,8 @@ export async function releaseResponse(db: Db, orgSlug: string, version: string) 
   const orgId = await orgIdOrThrow(db, orgSlug);
   const projects = await releaseHealth(db, orgId, version);
   if (projects.length === 0) throw new AppError("not_found", "release not found");
-  const sum = (k: "sessions" | "errored" | "crashed" | "abnormal" | "users" | "events") =>
-    projects.reduce((n, p) => n + p[k], 0);
+  type Summed = "sessions" | "errored" | "crashed" | "abnormal" | "users" | "crashedUsers";
+  const sum = (k: Summed | "events") => projects.reduce((n, p) => n + p[k], 0);
   const firsts = projects.map((p) => p.firstEvent).filter((t): t is number => t !== null);
   const lasts = projects.map((p) => p.lastEvent).filter((t): t is number => t !== null);
   const firstEvent = firsts.length ? Math.min(...firsts) : null;
@@ -60,6 +63,7 @@ export async function releaseResponse(db: Db, orgSlug: string, version: string) 
       crashed: sum("crashed"),
       abnormal: sum("abnormal"),
       users: sum("users"),
+      crashedUsers: sum("crashedUsers"),
     }),
   };
 }

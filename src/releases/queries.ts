@@ -9,6 +9,7 @@ export interface ReleaseProjectHealth {
   crashed: number;
   abnormal: number;
   users: number;
+  crashedUsers: number;
   events: number;
   issues: number;
   firstEvent: number | null;
@@ -42,12 +43,13 @@ export async function releaseHealth(
       .innerJoin("projects", "projects.id", "release_session_members.project_id")
       .select((eb) => [
         "release_session_members.project_id as projectId",
+        "release_session_members.kind as kind",
         eb.fn.count<number>("release_session_members.value").distinct().as("users"),
       ])
       .where("projects.organization_id", "=", orgId)
       .where("release_session_members.release", "=", version)
-      .where("release_session_members.kind", "=", "user")
-      .groupBy("release_session_members.project_id")
+      .where("release_session_members.kind", "in", ["user", "crashed_user"])
+      .groupBy(["release_session_members.project_id", "release_session_members.kind"])
       .execute(),
     k
       .selectFrom("events")
@@ -78,6 +80,7 @@ export async function releaseHealth(
         crashed: 0,
         abnormal: 0,
         users: 0,
+        crashedUsers: 0,
         events: 0,
         issues: 0,
         firstEvent: null,
@@ -94,7 +97,10 @@ export async function releaseHealth(
     e.crashed = Number(s.crashed);
     e.abnormal = Number(s.abnormal);
   }
-  for (const u of users) entry(u.projectId).users = Number(u.users);
+  for (const u of users) {
+    if (u.kind === "user") entry(u.projectId).users = Number(u.users);
+    else entry(u.projectId).crashedUsers = Number(u.users);
+  }
   for (const ev of events) {
     const e = entry(ev.projectId);
     e.events = Number(ev.events);

@@ -41,7 +41,8 @@ export async function up(db: AnyDb): Promise<void> {
     ])
     .execute();
 
-  // Distinct members of a bucket: kind 'user' (the session's did), and 'errored', 'crashed'
+  // Distinct members of a bucket: kind 'user' (the session's did), 'crashed_user' (the did of
+  // a crashed session, for crash-free users), and 'errored', 'crashed'
   // and 'abnormal' (session ids already counted so: a session reports its errors in several
   // updates, and each must count once).
   await db.schema
