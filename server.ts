@@ -9,6 +9,7 @@ import { env } from "./src/env";
 import { handleIngest, matchIngestRoute, send } from "./src/ingest/accept";
 import { type IngestService, startIngest } from "./src/ingest/ingest-service";
 import { WorkerPool } from "./src/ingest/worker-pool";
+import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
 import {
   exemptIngestFromSelfMonitoring,
@@ -47,6 +48,8 @@ async function main(): Promise<void> {
   const workers = runsWorkers ? new WorkerPool(workerThreads) : undefined;
   await workers?.start();
   if (ingest && workers) ingest.context.queue.onCommitted = () => workers.wake();
+  const missedCheckIns = runsWorkers ? new MissedCheckInDetector(db) : undefined;
+  missedCheckIns?.start();
 
   let nextHandler: NextHandler | undefined;
   if (runsWeb) {
@@ -130,6 +133,7 @@ async function main(): Promise<void> {
     clearInterval(reaper);
     await ingest?.stop();
     await workers?.stop();
+    await missedCheckIns?.stop();
     await db.close();
     console.log("[server] stopped");
     process.exit(0);

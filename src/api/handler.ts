@@ -24,7 +24,8 @@ export function apiRoute<S extends z.ZodType>(paramsSchema: S, handler: Handler<
         url: new URL(request.url),
         request,
       });
-      return Response.json(body);
+      // A handler that answers with something other than JSON (a download) returns a Response.
+      return body instanceof Response ? body : Response.json(body);
     } catch (err) {
       if (isAppError(err)) return Response.json({ detail: err.message }, { status: err.status });
       console.error("[api] unexpected error:", err);

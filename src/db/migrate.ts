@@ -4,6 +4,7 @@ import * as m001 from "./migrations/001-initial";
 import * as m002 from "./migrations/002-accounts";
 import * as m003 from "./migrations/003-key-rate-limits";
 import * as m004 from "./migrations/004-traces-logs";
+import * as m005 from "./migrations/005-protocol-items";
 import * as m006 from "./migrations/006-issue-tags";
 import * as m007 from "./migrations/007-retention";
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "002-accounts": m002,
   "003-key-rate-limits": m003,
   "004-traces-logs": m004,
+  "005-protocol-items": m005,
   "006-issue-tags": m006,
   "007-retention": m007,
 };

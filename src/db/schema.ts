@@ -18,6 +18,12 @@ export interface Database {
   worker_state: WorkerStateTable;
   spans: SpanTable;
   log_items: LogItemTable;
+  release_sessions: ReleaseSessionTable;
+  release_session_members: ReleaseSessionMemberTable;
+  monitors: MonitorTable;
+  check_ins: CheckInTable;
+  feedback: FeedbackTable;
+  attachments: AttachmentTable;
 }
 
 export interface OrganizationTable {
@@ -188,4 +194,94 @@ export interface LogItemTable {
   release: string | null;
   environment: string | null;
   received_at: number;
+}
+
+/** Session counts per project, release, environment ('' for none) and hour of start. */
+export interface ReleaseSessionTable {
+  project_id: number;
+  release: string;
+  environment: string;
+  hour: number;
+  sessions: number;
+  /** Sessions that saw an error, crashed and abnormal ones included. */
+  errored: number;
+  crashed: number;
+  abnormal: number;
+  /** Distinct users (did) among this bucket's sessions. */
+  users: number;
+}
+
+export interface ReleaseSessionMemberTable {
+  project_id: number;
+  release: string;
+  environment: string;
+  hour: number;
+  /** crashed_user: the did of a crashed session, for crash-free users. */
+  kind: "user" | "crashed_user" | "errored" | "crashed" | "abnormal";
+  value: string;
+}
+
+export type MonitorStatus = "active" | "ok" | "error" | "missed";
+
+export interface MonitorTable {
+  id: Generated<number>;
+  project_id: number;
+  slug: string;
+  name: string;
+  schedule_type: "crontab" | "interval" | null;
+  schedule: string | null;
+  schedule_unit: string | null;
+  timezone: string | null;
+  /** Minutes. */
+  checkin_margin: number | null;
+  max_runtime: number | null;
+  status: MonitorStatus;
+  last_checkin: number | null;
+  next_checkin: number | null;
+  created_at: number;
+}
+
+export type CheckInStatus = "ok" | "error" | "in_progress" | "missed";
+
+export interface CheckInTable {
+  id: Generated<number>;
+  project_id: number;
+  monitor_id: number;
+  check_in_id: string;
+  status: CheckInStatus;
+  /** Milliseconds. */
+  duration: number | null;
+  environment: string | null;
+  release: string | null;
+  received_at: number;
+  updated_at: number;
+  expected_at: number | null;
+}
+
+export interface FeedbackTable {
+  id: Generated<number>;
+  project_id: number;
+  event_id: string;
+  associated_event_id: string | null;
+  name: string | null;
+  email: string | null;
+  message: string;
+  url: string | null;
+  source: "feedback" | "user_report";
+  received_at: number;
+}
+
+export interface AttachmentTable {
+  id: Generated<number>;
+  project_id: number;
+  event_id: string;
+  filename: string;
+  content_type: string | null;
+  attachment_type: string;
+  size: number;
+  sha256: string;
+  received_at: number;
+  /** Relative to the SQLite file's directory. */
+  path: string | null;
+  data: Buffer | null;
 }

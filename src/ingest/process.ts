@@ -1,5 +1,8 @@
 import { encodePayload } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
+import { addAttachment } from "./attachments";
+import { addCheckIn } from "./check-ins";
+import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
 import { countedTags } from "./issue-tags";
@@ -8,7 +11,9 @@ import { isObject } from "./lenient";
 import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
+import { emptyProtocolItems, type ProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
+import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
 
 /**
@@ -43,10 +48,17 @@ export interface StorableBatch {
   spans: StorableSpan[];
   logs: StorableLog[];
   outcomes: OutcomeCounter;
+  items: ProtocolItems;
 }
 
 export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
-  const batch: StorableBatch = { events: [], spans: [], logs: [], outcomes: new OutcomeCounter() };
+  const batch: StorableBatch = {
+    events: [],
+    spans: [],
+    logs: [],
+    items: emptyProtocolItems(),
+    outcomes: new OutcomeCounter(),
+  };
   for (const envelope of envelopes) {
     try {
       processEnvelope(envelope, batch);
@@ -137,6 +149,31 @@ function processItem(
       return;
     case "log":
       addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+    case "session":
+      addSession(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "sessions":
+      addSessionAggregates(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "check_in":
+      addCheckIn(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "feedback":
+      addFeedback(parseJson(item.payload), envelopeEventId, envelope, batch.items, batch.outcomes);
+      return;
+    case "user_report":
+      addUserReport(parseJson(item.payload), envelope, batch.items, batch.outcomes);
+      return;
+    case "attachment":
+      addAttachment(item, envelopeEventId, envelope, batch.items, batch.outcomes);
+      return;
+    case "profile":
+    case "profile_chunk":
+    case "replay_event":
+    case "replay_recording":
+    case "replay_video":
+      // Not stored by Faultline (README: protocol); counted so the SDK's data is accounted for.
+      batch.outcomes.add(projectId, receivedAt, info.category, "filtered", "unsupported_item_type");
       return;
     default:
       // Stored by later stages of the protocol work; counted so nothing vanishes unseen.

@@ -3,6 +3,7 @@ import type { StorableLog } from "./logs";
 import { OutcomeCounter } from "./outcomes";
 import type { StorableBatch, StorableEvent } from "./process";
 import type { ProcessRequest, ProcessResponse } from "./processor-thread";
+import { emptyProtocolItems, mergeProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
 import type { StorableSpan } from "./spans";
 
@@ -59,6 +60,7 @@ export class ProcessorPool {
     const spans: StorableSpan[] = [];
     const logs: StorableLog[] = [];
     const outcomes = new OutcomeCounter();
+    const items = emptyProtocolItems();
     for (const r of responses) {
       if (!r.ok) throw new Error(`processor failed: ${r.error}`);
       for (const e of r.events)
@@ -69,13 +71,22 @@ export class ProcessorPool {
       for (const s of r.spans) spans.push(s);
       for (const l of r.logs) logs.push(l);
       outcomes.addAll(r.outcomes);
+      mergeProtocolItems(items, r.items);
     }
-    return { events, spans, logs, outcomes };
+    return { events, spans, logs, outcomes, items };
   }
 
   private send(thread: Worker, envelopes: QueuedEnvelope[]): Promise<ProcessResponse> {
     if (envelopes.length === 0)
-      return Promise.resolve({ id: 0, ok: true, events: [], spans: [], logs: [], outcomes: [] });
+      return Promise.resolve({
+        id: 0,
+        ok: true,
+        events: [],
+        spans: [],
+        logs: [],
+        outcomes: [],
+        items: emptyProtocolItems(),
+      });
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -2,6 +2,7 @@ import { parentPort } from "node:worker_threads";
 import type { StorableLog } from "./logs";
 import type { OutcomeCount } from "./outcomes";
 import { processEnvelopes, type StorableEvent } from "./process";
+import type { ProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
 import type { StorableSpan } from "./spans";
 import { lowerThreadPriority } from "./thread-priority";
@@ -24,6 +25,7 @@ export type ProcessResponse =
       spans: StorableSpan[];
       logs: StorableLog[];
       outcomes: OutcomeCount[];
+      items: ProtocolItems;
     }
   | { id: number; ok: false; error: string };
 
@@ -45,6 +47,7 @@ parentPort?.on("message", (request: ProcessRequest) => {
       spans: batch.spans,
       logs: batch.logs,
       outcomes: batch.outcomes.list(),
+      items: batch.items,
     };
   } catch (err) {
     response = {

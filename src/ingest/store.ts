@@ -3,6 +3,7 @@ import type { Database } from "../db/schema";
 import { countIssueTags } from "./issue-tags";
 import type { StorableBatch, StorableEvent } from "./process";
 import { storeLogs } from "./store-logs";
+import { storeProtocolItems } from "./store-protocol-items";
 import { storeSpans } from "./store-spans";
 
 /**
@@ -42,6 +43,7 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
   }
   await storeSpans(batch.spans, trx);
   await storeLogs(batch.logs, trx);
+  await storeProtocolItems(batch.items, trx);
   await batch.outcomes.write(trx);
 }
 

@@ -28,7 +28,10 @@ async function main(): Promise<void> {
     config.FAULTLINE_RETENTION_INTERVAL_SECONDS > 0
       ? startRetention(db, {
           intervalMs: config.FAULTLINE_RETENTION_INTERVAL_SECONDS * 1000,
-          dataDir: path.resolve(config.FAULTLINE_DATA_DIR),
+          // Files (attachments) live beside the SQLite file; see src/attachments/storage.ts.
+          dataDir: db.sqlitePath
+            ? path.dirname(db.sqlitePath)
+            : path.resolve(config.FAULTLINE_DATA_DIR),
         })
       : undefined;
   parentPort?.on("message", async (message: unknown) => {

@@ -29,6 +29,11 @@ export const RETENTION_TABLES: RetentionTable[] = [
   { table: "events", timeColumn: "received_at" },
   { table: "spans", timeColumn: "start_timestamp" },
   { table: "log_items", timeColumn: "timestamp" },
+  { table: "check_ins", timeColumn: "received_at" },
+  { table: "feedback", timeColumn: "received_at" },
+  { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
+  { table: "release_sessions", timeColumn: "hour" },
+  { table: "release_session_members", timeColumn: "hour" },
 ];
 
 export interface RetentionOptions {
@@ -95,7 +100,11 @@ class Job {
     const returning = t.fileColumn ? sql`returning ${sql.ref(t.fileColumn)} as file` : sql``;
     for (;;) {
       const rows = await this.deleteBatch<{ file?: unknown }>(t.table, where, returning);
-      if (t.fileColumn) await this.removeFiles(rows.map((r) => r.file));
+      if (t.fileColumn)
+        await this.removeFiles(
+          t,
+          rows.map((r) => r.file),
+        );
       if (rows.length < this.batchSize || (await this.pause())) return;
     }
   }
@@ -115,7 +124,9 @@ class Job {
       const ids = issues.map((r) => Number(r.id));
       if (ids.length > 0) {
         // Tag counts are a few rows per issue, in a table without SQLite rowids: one statement.
-        await sql`delete from issue_tags where issue_id in (${sql.join(ids)})`.execute(this.db.kysely);
+        await sql`delete from issue_tags where issue_id in (${sql.join(ids)})`.execute(
+          this.db.kysely,
+        );
         for (const table of ["issue_users", "events"]) {
           for (;;) {
             const rows = await this.deleteBatch(table, sql`issue_id in (${sql.join(ids)})`);
@@ -152,12 +163,18 @@ class Job {
     return result.rows.length > 0 ? result.rows : Array.from({ length: count }, () => ({}) as T);
   }
 
-  private async removeFiles(files: unknown[]): Promise<void> {
+  private async removeFiles(t: RetentionTable, files: unknown[]): Promise<void> {
     const dir = this.options.dataDir;
-    if (!dir) return;
+    if (!dir || !t.fileColumn) return;
     const root = path.resolve(dir);
-    for (const f of files) {
+    for (const f of new Set(files)) {
       if (typeof f !== "string" || f === "") continue;
+      // Files are content-addressed (attachments by SHA-256): another row may share one.
+      const shared =
+        await sql`select 1 from ${sql.table(t.table)} where ${sql.ref(t.fileColumn)} = ${f} limit 1`.execute(
+          this.db.kysely,
+        );
+      if (shared.rows.length > 0) continue;
       const file = path.resolve(root, f);
       // A path is data like any other: never delete outside the data directory.
       if (!file.startsWith(root + path.sep)) continue;
