@@ -3,12 +3,14 @@ import type { Db } from "./connection";
 import * as m001 from "./migrations/001-initial";
 import * as m002 from "./migrations/002-accounts";
 import * as m003 from "./migrations/003-key-rate-limits";
+import * as m008 from "./migrations/008-issue-list-indexes";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
   "001-initial": m001,
   "002-accounts": m002,
   "003-key-rate-limits": m003,
+  "008-issue-list-indexes": m008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
