@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/connection";
+import { recentEventValues } from "../src/issues/list-options";
 import { listOrgIssues } from "../src/issues/list-query";
 import { type IssueListParams, issueListHref, parseIssueListParams } from "../src/issues/schemas";
 import { issueSparklines } from "../src/issues/sparklines";
@@ -173,7 +174,16 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
           events: 7,
         },
       ],
-      ["otherOrg", { project: 3, title: "TypeError: in another org", lastSeen: NOW, events: 1000 }],
+      [
+        "otherOrg",
+        {
+          project: 3,
+          title: "TypeError: in another org",
+          lastSeen: NOW,
+          events: 1000,
+          eventRows: [{ environment: "secret-env", release: "other@9" }],
+        },
+      ],
     ];
     const created = await insertIssues(
       db,
@@ -234,6 +244,13 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
     expect(await titles({ release: "web@2.0.1" })).toEqual([ids.percent]);
     expect(await titles({ environment: "staging", release: "api@1.1.0" })).toEqual([ids.warning]);
     expect(await titles({ environment: "nowhere" })).toEqual([]);
+  });
+
+  it("suggests the environments and releases of the organization's recent events", async () => {
+    expect(await recentEventValues(db, [1, 2])).toEqual({
+      environments: ["production", "staging"],
+      releases: ["api@1.0.0", "api@1.1.0", "web@2.0.0", "web@2.0.1"],
+    });
   });
 
   it("sorts by events, users and first seen", async () => {
