@@ -116,7 +116,10 @@ async function main() {
               .catch(() => 0),
           );
         });
-        await page.goto(`${server.url}${row.path}`, { waitUntil: "networkidle" });
+        // Not "networkidle": the self-monitoring SDK and link prefetches keep the network
+        // busy. The page's own scripts have all loaded by "load"; a pause catches late chunks.
+        await page.goto(`${server.url}${row.path}`, { waitUntil: "load" });
+        await page.waitForTimeout(1500);
         const sizes = await Promise.all(scripts);
         row.jsKb = sizes.reduce((a, b) => a + b, 0) / 1024;
         row.scripts = sizes.length;

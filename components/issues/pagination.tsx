@@ -23,6 +23,11 @@ export function Pagination({
     <nav aria-label="Pages" className="mt-3 flex items-center justify-between gap-3 text-sm">
       <span className="text-muted">
         {count.format(shown)} of {count.format(total)} {total === 1 ? "issue" : "issues"}
+        <span aria-hidden="true">
+          {" · "}
+          <kbd className="font-mono">j</kbd>/<kbd className="font-mono">k</kbd> to move,{" "}
+          <kbd className="font-mono">Enter</kbd> to open
+        </span>
       </span>
       <span className="flex gap-2">
         {firstHref && (

@@ -141,7 +141,7 @@ describe("sign-in", () => {
   it("signs out", async () => {
     const client = new Client(server.url);
     await signIn(client, OWNER.email, OWNER.password);
-    const out = await client.action("/acme", ACTIONS.signOut, {});
+    const out = await client.action("/acme/issues", ACTIONS.signOut, {});
     expect(actionRedirect(out)).toBe("/sign-in");
     expect(client.cookies.has("faultline.session_token")).toBe(false);
     expect((await client.get("/acme")).status).toBe(401);
