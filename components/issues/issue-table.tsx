@@ -145,7 +145,7 @@ export function IssueTable({
                 <td className="py-2">
                   <Sparkline
                     values={series}
-                    label={`${count.format(inPeriod)} events in the ${periodLabel}`}
+                    label={`${count.format(inPeriod)} ${inPeriod === 1 ? "event" : "events"} in the ${periodLabel}`}
                   />
                 </td>
                 <td className="py-1.5 text-right tabular-nums">{count.format(issue.events)}</td>

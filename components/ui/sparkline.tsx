@@ -1,7 +1,8 @@
 /**
  * A tiny bar chart as inline SVG, rendered on the server: no chart library, no client
- * JavaScript. Empty buckets show as a faint baseline so a quiet period reads as quiet, not
- * as missing data.
+ * JavaScript. All bars are one path (a list shows 50 of these; an element per bar made the
+ * page several times larger), over a faint baseline so a quiet period reads as quiet, not as
+ * missing data.
  */
 export function Sparkline({
   values,
@@ -18,6 +19,14 @@ export function Sparkline({
   const max = Math.max(1, ...values);
   const step = width / Math.max(1, values.length);
   const bar = Math.max(1, step - 1);
+  // Numbers without a trailing ".0": the path is repeated in the HTML and the RSC payload.
+  const n = (v: number) => String(Math.round(v * 10) / 10);
+  let bars = "";
+  values.forEach((v, i) => {
+    if (v === 0) return;
+    const h = Math.max(2, Math.round((v / max) * height));
+    bars += `M${n(i * step)} ${height - h}h${n(bar)}v${h}h-${n(bar)}z`;
+  });
   return (
     <svg
       role="img"
@@ -28,21 +37,8 @@ export function Sparkline({
       className="block text-accent"
     >
       <title>{label}</title>
-      {values.map((v, i) => {
-        const h = v === 0 ? 1 : Math.max(2, Math.round((v / max) * height));
-        return (
-          <rect
-            // biome-ignore lint/suspicious/noArrayIndexKey: buckets are positional
-            key={i}
-            x={(i * step).toFixed(1)}
-            y={height - h}
-            width={bar.toFixed(1)}
-            height={h}
-            fill="currentColor"
-            opacity={v === 0 ? 0.25 : 0.85}
-          />
-        );
-      })}
+      <path d={`M0 ${height - 0.5}h${width}`} stroke="currentColor" opacity={0.25} />
+      {bars && <path d={bars} fill="currentColor" opacity={0.85} />}
     </svg>
   );
 }
