@@ -30,9 +30,16 @@ export default async function IssuesPage({
           {invalid.join(", ")}); showing the default instead.
         </p>
       )}
-      <IssueFilters orgSlug={ctx.org.slug} params={list} {...controls} />
+      {/* Keyed too: the controls' default values must follow a link (a sort header, a page)
+          that changed the URL, which React would not do for a mounted form. */}
+      <IssueFilters
+        key={`filters:${JSON.stringify(list)}`}
+        orgSlug={ctx.org.slug}
+        params={list}
+        {...controls}
+      />
       {/* Keyed by the filters so a new search shows the placeholder while it streams. */}
-      <Suspense key={JSON.stringify(list)} fallback={<IssueResultsSkeleton />}>
+      <Suspense key={`results:${JSON.stringify(list)}`} fallback={<IssueResultsSkeleton />}>
         <IssueResults orgId={ctx.org.id} orgSlug={ctx.org.slug} params={list} />
       </Suspense>
     </main>
