@@ -12,6 +12,8 @@ await build({
     "processor-thread": "src/ingest/processor-thread.ts",
     migrate: "scripts/migrate.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
+    "seed-demo": "scripts/seed-demo.ts",
+    "bench-ui": "scripts/bench-ui.ts",
   },
   outdir: "dist",
   bundle: true,

@@ -83,7 +83,11 @@ describe("first run", () => {
     });
     expect(done.status, done.body.slice(0, 300)).toBe(200);
     expect(actionRedirect(done)).toBe("/acme");
-    expect((await owner.get("/acme")).status).toBe(200);
+    // The organization opens on its issue list.
+    const home = await owner.get("/acme");
+    expect(home.status).toBe(307);
+    expect(home.headers.get("location")).toBe("/acme/issues");
+    expect((await owner.get("/acme/issues")).status).toBe(200);
 
     expect((await visitor.get("/setup")).status).toBe(404);
     const again = await visitor.action("/setup", ACTIONS.setUp, {
@@ -108,7 +112,7 @@ describe("sign-in", () => {
     expect(cookie).toMatch(/; Path=\//i);
     // Plain-http installation: Secure would keep browsers from sending it back.
     expect(cookie).not.toMatch(/; Secure/i);
-    expect((await client.get("/acme")).status).toBe(200);
+    expect((await client.get("/acme/issues")).status).toBe(200);
 
     const session = await client.get("/api/auth/get-session");
     expect(session.status).toBe(200);
@@ -137,7 +141,7 @@ describe("sign-in", () => {
   it("signs out", async () => {
     const client = new Client(server.url);
     await signIn(client, OWNER.email, OWNER.password);
-    const out = await client.action("/acme", ACTIONS.signOut, {});
+    const out = await client.action("/acme/issues", ACTIONS.signOut, {});
     expect(actionRedirect(out)).toBe("/sign-in");
     expect(client.cookies.has("faultline.session_token")).toBe(false);
     expect((await client.get("/acme")).status).toBe(401);
@@ -371,7 +375,7 @@ describe("password change", () => {
       "/account/password?done=1",
     );
     // Paula's own session carries on; the temporary password is gone.
-    expect((await paula.get("/acme")).status).toBe(200);
+    expect((await paula.get("/acme/issues")).status).toBe(200);
     const old = await signIn(new Client(server.url), "paula@example.com", temporary);
     expect(actionRedirect(old)).toBe("/sign-in?error=invalid_credentials");
     const fresh = await signIn(new Client(server.url), "paula@example.com", "paula's own password");

@@ -126,11 +126,16 @@ describe("a new user's first error, end to end", () => {
       await screenshot(page, "flow-issue-list");
 
       // 5. Open it: frames (in-app function name) and breadcrumbs (the console line).
-      await page.getByRole("link", { name: new RegExp(title) }).first().click();
+      await page
+        .getByRole("link", { name: new RegExp(title) })
+        .first()
+        .click();
       await page.waitForURL(new RegExp(`/${ORG}/issues/\\d+`));
       await expect.poll(() => page.getByText("chargeCard").count()).toBeGreaterThan(0);
       await expect.poll(() => page.getByText("paying 42").count()).toBeGreaterThan(0);
-      await expect.poll(() => page.getByText("payment", { exact: true }).count()).toBeGreaterThan(0);
+      await expect
+        .poll(() => page.getByText("payment", { exact: true }).count())
+        .toBeGreaterThan(0);
       await screenshot(page, "flow-issue");
       const issueUrl = page.url();
 
@@ -156,4 +161,3 @@ describe("a new user's first error, end to end", () => {
     });
   });
 });
-

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { type ActionState, runOrgAction } from "@/src/auth/org-action";
 import { getDb } from "@/src/db/connection";
-import { triageSchema } from "@/src/issues/schemas";
+import { triageSchema } from "@/src/issues/detail-schemas";
 import { type TriageAction, triageIssue } from "@/src/issues/triage";
 
 /** Triage from the issue page. An issue outside the form's organization answers 404. */

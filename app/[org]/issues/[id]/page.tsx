@@ -15,7 +15,7 @@ import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import type { NormalizedEvent } from "@/src/events/types";
 import { type FrequencyRange, findIssueEvent, findOrgIssue } from "@/src/issues/detail-queries";
-import { issueIdSchema, issuePageSearchSchema } from "@/src/issues/schemas";
+import { issueIdSchema, issuePageSearchSchema } from "@/src/issues/detail-schemas";
 import { OrgNav, page } from "../../org-nav";
 import { ignoreIssue, resolveIssue, unresolveIssue } from "./actions";
 import { IssueFrequency, IssueTags, SidebarSkeleton } from "./sidebar";

@@ -1,0 +1,69 @@
+import { headers } from "next/headers";
+import { getDb } from "@/src/db/connection";
+import { loadIssueListResults } from "@/src/issues/list-page";
+import { type IssueListParams, issueListHref } from "@/src/issues/schemas";
+import { NoIssuesYet, NoMatches } from "./empty-states";
+import { IssueTable } from "./issue-table";
+import { Pagination } from "./pagination";
+
+/** The streamed part of the list page: rows, graphs and paging, or an empty state. */
+export async function IssueResults({
+  orgId,
+  orgSlug,
+  params,
+}: {
+  orgId: number;
+  orgSlug: string;
+  params: IssueListParams;
+}) {
+  const h = await headers();
+  const origin = `${h.get("x-forwarded-proto") ?? "http"}://${h.get("host") ?? "localhost"}`;
+  const results = await loadIssueListResults(getDb(), orgId, params, origin);
+  if (results.kind === "no_issues")
+    return <NoIssuesYet dsn={results.dsn} projectSlug={results.projectSlug} />;
+  if (results.kind === "no_matches")
+    return <NoMatches clearHref={`/${orgSlug}/issues?status=all`} />;
+  const { page } = results;
+  const paged = Boolean(params.after || params.before);
+  return (
+    <>
+      <IssueTable
+        orgSlug={orgSlug}
+        params={params}
+        items={page.items}
+        sparklines={results.sparklines}
+        periodLabel={results.periodLabel}
+        now={results.now}
+      />
+      <Pagination
+        total={page.total}
+        shown={page.items.length}
+        firstHref={paged ? issueListHref(orgSlug, params) : undefined}
+        prevHref={
+          page.before && issueListHref(orgSlug, params, { before: page.before, after: undefined })
+        }
+        nextHref={
+          page.after && issueListHref(orgSlug, params, { after: page.after, before: undefined })
+        }
+      />
+    </>
+  );
+}
+
+/** Shown while the results stream in: the table's shape, so nothing jumps when they arrive. */
+export function IssueResultsSkeleton() {
+  return (
+    <div aria-busy="true" aria-live="polite">
+      <p className="sr-only">Loading issues…</p>
+      <div className="border-b border-line py-1.5 text-xs text-muted">Loading issues…</div>
+      {Array.from({ length: 8 }, (_, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+        <div key={i} className="flex items-center gap-3 border-b border-line py-2.5">
+          <div className="h-4 w-12 rounded bg-raised" />
+          <div className="h-4 flex-1 rounded bg-raised" />
+          <div className="h-4 w-24 rounded bg-raised" />
+        </div>
+      ))}
+    </div>
+  );
+}

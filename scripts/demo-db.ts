@@ -1,0 +1,150 @@
+import { sql } from "kysely";
+import { openDb } from "../src/db/connection";
+import { generateKeyPair } from "../src/projects/dsn";
+import { DEMO_PROJECTS } from "./demo-events";
+import { DEMO_DATABASE_URL } from "./demo-site";
+
+/**
+ * The seed's direct database steps: what no endpoint does yet (creating projects, bulk
+ * triage), waiting for the worker, and settling PostgreSQL after the load.
+ */
+export type Project = { id: number; slug: string; key: string };
+
+/** Share of issues marked resolved / ignored after the load. */
+const RESOLVED = 0.1;
+const IGNORED = 0.04;
+
+export async function createProjects(orgId: number): Promise<Project[]> {
+  const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
+  try {
+    const out: Project[] = [];
+    for (const p of DEMO_PROJECTS) {
+      const now = Date.now();
+      const row = await db.kysely
+        .insertInto("projects")
+        .values({
+          organization_id: orgId,
+          slug: p.slug,
+          name: p.name,
+          platform: p.platform,
+          created_at: now,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      const { publicKey, secretKey } = generateKeyPair();
+      await db.kysely
+        .insertInto("project_keys")
+        .values({
+          project_id: row.id,
+          public_key: publicKey,
+          secret_key: secretKey,
+          label: "Default",
+          enabled: 1,
+          created_at: now,
+        })
+        .execute();
+      out.push({ id: Number(row.id), slug: p.slug, key: publicKey });
+    }
+    return out;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Until the worker has stored `expected` events; fails when processing stops moving. */
+export async function waitForEvents(expected: number): Promise<void> {
+  const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
+  try {
+    for (let last = -1, since = Date.now(); ; ) {
+      const row = await db.kysely
+        .selectFrom("events")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
+      const n = Number(row.n);
+      if (n >= expected) return;
+      if (n !== last) {
+        last = n;
+        since = Date.now();
+      } else if (Date.now() - since > 60_000)
+        throw new Error(`processing stalled at ${n}/${expected} events`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** Triage no UI can do yet in bulk: resolve and ignore a share of the issues. */
+export async function triage(projects: Project[], r: () => number): Promise<number[]> {
+  const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
+  try {
+    const ids = await db.kysely
+      .selectFrom("issues")
+      .select("id")
+      .where(
+        "project_id",
+        "in",
+        projects.map((p) => p.id),
+      )
+      .orderBy("id")
+      .execute();
+    const resolved: number[] = [];
+    const ignored: number[] = [];
+    for (const { id } of ids) {
+      const x = r();
+      if (x < RESOLVED) resolved.push(Number(id));
+      else if (x < RESOLVED + IGNORED) ignored.push(Number(id));
+    }
+    for (const [status, list] of [
+      ["resolved", resolved],
+      ["ignored", ignored],
+    ] as const)
+      for (let i = 0; i < list.length; i += 500)
+        await db.kysely
+          .updateTable("issues")
+          .set({ status })
+          .where("id", "in", list.slice(i, i + 500))
+          .execute();
+    return resolved;
+  } finally {
+    await db.close();
+  }
+}
+
+/**
+ * On PostgreSQL, do now what autovacuum would do within minutes: 200,000 upserts leave the
+ * issues table full of dead rows and the planner without statistics, so the first page loads
+ * would measure the aftermath of the bulk load rather than a settled database.
+ */
+export async function settle(): Promise<void> {
+  const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
+  try {
+    if (db.dialect === "postgres")
+      for (const table of ["issues", "events", "issue_users", "projects"])
+        await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(db.kysely);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Project and culprit of the given issues: the seed maps them back to its demo issues. */
+export async function resolvedCulprits(
+  ids: number[],
+): Promise<{ projectId: number; culprit: string }[]> {
+  const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
+  try {
+    const out: { projectId: number; culprit: string }[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await db.kysely
+        .selectFrom("issues")
+        .select(["project_id", "culprit"])
+        .where("id", "in", ids.slice(i, i + 500))
+        .execute();
+      for (const row of rows)
+        out.push({ projectId: Number(row.project_id), culprit: row.culprit ?? "" });
+    }
+    return out;
+  } finally {
+    await db.close();
+  }
+}
