@@ -102,6 +102,13 @@ describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
     expect(await outcome("transaction", "accepted", "")).toBe(expected.transactions);
     expect(await outcome("log_item", "accepted", "")).toBe(expected.logs);
     expect(await outcome("span", "accepted", "")).toBe(expected.spans);
+    // Nothing else came of these items (a log must not also be read as another type).
+    const invalid = await db.kysely
+      .selectFrom("outcomes")
+      .select(["category", "reason"])
+      .where("outcome", "=", "invalid")
+      .execute();
+    expect(invalid).toEqual([]);
 
     // Rows from each SDK, told apart by the SDK name the span attributes carry.
     for (const sdk of ["node", "browser", "nextjs"]) {

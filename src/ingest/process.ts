@@ -149,6 +149,7 @@ function processItem(
       return;
     case "log":
       addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+      return;
     case "session":
       addSession(parseJson(item.payload), envelope, batch.items, batch.outcomes);
       return;
