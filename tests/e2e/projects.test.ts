@@ -61,7 +61,8 @@ async function signIn(page: Page): Promise<void> {
   await page.getByLabel("Email").fill(ADMIN_EMAIL);
   await page.getByLabel("Password").fill(adminPassword);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${server.url}/acme`);
+  // Sign-in lands on the organization, which opens on its issue list.
+  await page.waitForURL(`${server.url}/acme/issues`);
 }
 
 describe("projects and keys in the browser", () => {
