@@ -79,6 +79,23 @@ async function insertIssues(db: Db, seeds: Seed[]): Promise<number[]> {
           payload: Buffer.from("x"),
         })
         .execute();
+      // What the store stage counts for the issue page, and the list filters on.
+      for (const [key, value] of [
+        ["environment", e.environment],
+        ["release", e.release],
+      ] as const) {
+        if (!value) continue;
+        const ts = e.timestamp ?? s.lastSeen;
+        await db.kysely
+          .insertInto("issue_tags")
+          .values({ issue_id: id, key, value, times_seen: 1, first_seen: ts, last_seen: ts })
+          .onConflict((oc) =>
+            oc
+              .columns(["issue_id", "key", "value"])
+              .doUpdateSet((eb) => ({ times_seen: eb("issue_tags.times_seen", "+", 1) })),
+          )
+          .execute();
+      }
     }
   }
   return ids;

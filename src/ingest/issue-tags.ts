@@ -22,14 +22,16 @@ export function countedTags(event: NormalizedEvent): [string, string][] {
     if (out.length >= MAX_TAGS_PER_EVENT || key.length > MAX_TAG_KEY_LENGTH || value === "") return;
     out.push([key, value.slice(0, MAX_TAG_VALUE_LENGTH)]);
   };
-  const keys = new Set<string>();
+  // Environment and release first, so the limit never drops them: the issue list filters on
+  // them through this table. Sentry shows both as tags though SDKs send them as fields.
+  const tagged = (key: string) => event.tags.find(([k]) => k === key)?.[1];
+  const environment = tagged("environment") ?? event.environment;
+  const release = tagged("release") ?? event.release;
+  if (environment) add("environment", environment);
+  if (release) add("release", release);
   for (const [key, value] of event.tags) {
-    keys.add(key);
-    add(key, value);
+    if (key !== "environment" && key !== "release") add(key, value);
   }
-  // Sentry shows these two as tags although SDKs send them as fields of their own.
-  if (event.environment && !keys.has("environment")) add("environment", event.environment);
-  if (event.release && !keys.has("release")) add("release", event.release);
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database, IssueStatus } from "../db/schema";
+import { MAX_TAG_VALUE_LENGTH } from "../ingest/issue-tags";
 import { decodeCursor, encodeCursor, type IssueListParams, type IssueSort } from "./schemas";
 
 /**
@@ -69,29 +70,34 @@ function filtered(db: Db, q: IssueListQuery) {
     query = query.where(sql<boolean>`lower(issues.title) LIKE ${pattern} ESCAPE '\\'`);
   }
   // Issues carry no environment or release; an issue matches when one of its events does.
-  // Indexed by events(issue_id, environment) and events(issue_id, release) (migration 008).
   if (q.environment) {
     const environment = q.environment;
-    query = query.where((eb) => eventExists(eb, "environment", environment));
+    query = query.where((eb) => taggedWith(eb, "environment", environment));
   }
   if (q.release) {
     const release = q.release;
-    query = query.where((eb) => eventExists(eb, "release", release));
+    query = query.where((eb) => taggedWith(eb, "release", release));
   }
   return query;
 }
 
-function eventExists(
+/**
+ * Environment and release are counted per issue in `issue_tags` (src/ingest/issue-tags.ts),
+ * so the filter is one primary-key probe per candidate issue, and events need no index of
+ * their own for it (each index on events costs every ingested event a b-tree insert).
+ */
+function taggedWith(
   eb: ExpressionBuilder<Database & { issues: Database["issues"] }, "issues">,
-  column: "environment" | "release",
+  key: "environment" | "release",
   value: string,
 ) {
   return eb.exists(
     eb
-      .selectFrom("events")
+      .selectFrom("issue_tags")
       .select(sql.lit(1).as("one"))
-      .whereRef("events.issue_id", "=", "issues.id")
-      .where(`events.${column}`, "=", value),
+      .whereRef("issue_tags.issue_id", "=", "issues.id")
+      .where("issue_tags.key", "=", key)
+      .where("issue_tags.value", "=", value.slice(0, MAX_TAG_VALUE_LENGTH)),
   );
 }
 
