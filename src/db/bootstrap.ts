@@ -1,4 +1,4 @@
-import { generateKeyPair } from "../projects/dsn";
+import { insertProjectWithKey } from "../projects/insert-project";
 import type { Db } from "./connection";
 
 export interface BootstrapResult {
@@ -23,29 +23,12 @@ export async function bootstrap(db: Db): Promise<BootstrapResult> {
       .returning("id")
       .executeTakeFirstOrThrow();
     for (const slug of ["default", "faultline"]) {
-      const project = await trx
-        .insertInto("projects")
-        .values({
-          organization_id: org.id,
-          slug,
-          name: slug === "faultline" ? "Faultline" : "Default",
-          platform: slug === "faultline" ? "javascript-nextjs" : null,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const { publicKey, secretKey } = generateKeyPair();
-      await trx
-        .insertInto("project_keys")
-        .values({
-          project_id: project.id,
-          public_key: publicKey,
-          secret_key: secretKey,
-          label: "Default",
-          enabled: 1,
-          created_at: now,
-        })
-        .execute();
+      await insertProjectWithKey(trx, {
+        organizationId: org.id,
+        slug,
+        name: slug === "faultline" ? "Faultline" : "Default",
+        platform: slug === "faultline" ? "javascript-nextjs" : null,
+      });
     }
     return true;
   });

@@ -2,6 +2,7 @@ import type { Db } from "../db/connection";
 import { AppError } from "../errors";
 import { invalidateKeyCaches } from "../ingest/auth";
 import { generateKeyPair } from "./dsn";
+import { insertProjectWithKey } from "./insert-project";
 import { findOrgProject, type ProjectDetail } from "./queries";
 import type { CreateProjectInput, Platform, RateLimit } from "./schemas";
 
@@ -26,31 +27,13 @@ export async function createProject(
   if (await findOrgProject(db, orgId, input.slug)) throw taken();
   try {
     return await db.kysely.transaction().execute(async (trx) => {
-      const now = Date.now();
-      const project = await trx
-        .insertInto("projects")
-        .values({
-          organization_id: orgId,
-          slug: input.slug,
-          name: input.name,
-          platform: input.platform,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const { publicKey, secretKey } = generateKeyPair();
-      await trx
-        .insertInto("project_keys")
-        .values({
-          project_id: project.id,
-          public_key: publicKey,
-          secret_key: secretKey,
-          label: "Default",
-          enabled: 1,
-          created_at: now,
-        })
-        .execute();
-      return { id: Number(project.id), slug: input.slug, publicKey };
+      const { id, publicKey } = await insertProjectWithKey(trx, {
+        organizationId: orgId,
+        slug: input.slug,
+        name: input.name,
+        platform: input.platform,
+      });
+      return { id, slug: input.slug, publicKey };
     });
   } catch (err) {
     // Two people creating the same slug at once: the unique constraint decides.
