@@ -20,9 +20,11 @@ const EnvSchema = z.object({
   FAULTLINE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   /**
    * Threads that parse, normalize and compress for each worker thread (0: the worker does it
-   * itself). Processing is the CPU-heavy part of ingest; storing is cheap.
+   * itself). One processes a batch while the worker writes the previous one; the writer is
+   * then the slower side, so a second one added ~120 MB of peak RSS and no throughput
+   * (bench:ingest on 2 cores: 5,614 vs 5,607 events/s processed).
    */
-  FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(2),
+  FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(1),
   /** Past this many envelopes waiting to be processed, ingest answers 429 instead of growing. */
   FAULTLINE_QUEUE_MAX_ENVELOPES: z.coerce.number().int().min(1).default(1_000_000),
   /** The same bound in bytes (decompressed envelopes waiting). */
