@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import runtime from "../../scripts/server-runtime.json";
 import { repoRoot } from "./root";
 
 /**
@@ -35,9 +36,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (!fs.existsSync(server))
     throw new Error("dist/server.js is missing: run `npm run build` (npm test does)");
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "faultline-srv-"));
-  const child = spawn(process.execPath, [server], {
+  // Started as `npm start` starts it (scripts/start.mjs): same node flags and memory settings.
+  const child = spawn(process.execPath, [...runtime.nodeArgs, server], {
     cwd: ROOT,
     env: {
+      ...runtime.env,
       ...process.env,
       NODE_ENV: "production",
       PORT: String(options.port ?? 0),
