@@ -11,7 +11,7 @@ import { isObject } from "./lenient";
 import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
-import { emptyProtocolItems, type ProtocolItems } from "./protocol-items";
+import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
@@ -51,14 +51,39 @@ export interface StorableBatch {
   items: ProtocolItems;
 }
 
-export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
-  const batch: StorableBatch = {
+/** A StorableBatch as it crosses from a processor thread: plain data, outcomes as a list. */
+export type TransferredBatch = Omit<StorableBatch, "outcomes"> & { outcomes: OutcomeCount[] };
+
+export function emptyBatch(): StorableBatch {
+  return {
     events: [],
     spans: [],
     logs: [],
     items: emptyProtocolItems(),
     outcomes: new OutcomeCounter(),
   };
+}
+
+export function toTransferred(batch: StorableBatch): TransferredBatch {
+  return { ...batch, outcomes: batch.outcomes.list() };
+}
+
+/** Appends a processor thread's share of a batch, in order, to the batch being assembled. */
+export function mergeTransferred(into: StorableBatch, from: TransferredBatch): void {
+  for (const e of from.events) {
+    // Buffers arrive as plain Uint8Arrays after cloning.
+    const payload = Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength);
+    into.events.push({ ...e, payload });
+  }
+  // Loops, not push(...): a batch can hold more spans than a call takes arguments.
+  for (const span of from.spans) into.spans.push(span);
+  for (const log of from.logs) into.logs.push(log);
+  into.outcomes.addAll(from.outcomes);
+  mergeProtocolItems(into.items, from.items);
+}
+
+export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
+  const batch = emptyBatch();
   for (const envelope of envelopes) {
     try {
       processEnvelope(envelope, batch);

@@ -1,11 +1,7 @@
 import { Worker } from "node:worker_threads";
-import type { StorableLog } from "./logs";
-import { OutcomeCounter } from "./outcomes";
-import type { StorableBatch, StorableEvent } from "./process";
+import { emptyBatch, mergeTransferred, type StorableBatch } from "./process";
 import type { ProcessRequest, ProcessResponse } from "./processor-thread";
-import { emptyProtocolItems, mergeProtocolItems } from "./protocol-items";
 import type { QueuedEnvelope } from "./queue";
-import type { StorableSpan } from "./spans";
 
 /**
  * Spreads the process stage of a batch over processor threads (dist/processor-thread.js)
@@ -56,37 +52,18 @@ export class ProcessorPool {
         this.send(thread, envelopes.slice(i * share, (i + 1) * share)),
       ),
     );
-    const events: StorableEvent[] = [];
-    const spans: StorableSpan[] = [];
-    const logs: StorableLog[] = [];
-    const outcomes = new OutcomeCounter();
-    const items = emptyProtocolItems();
+    const batch = emptyBatch();
     for (const r of responses) {
       if (!r.ok) throw new Error(`processor failed: ${r.error}`);
-      for (const e of r.events)
-        events.push({
-          ...e,
-          payload: Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength),
-        });
-      for (const s of r.spans) spans.push(s);
-      for (const l of r.logs) logs.push(l);
-      outcomes.addAll(r.outcomes);
-      mergeProtocolItems(items, r.items);
+      mergeTransferred(batch, r.batch);
     }
-    return { events, spans, logs, outcomes, items };
+    return batch;
   }
 
   private send(thread: Worker, envelopes: QueuedEnvelope[]): Promise<ProcessResponse> {
-    if (envelopes.length === 0)
-      return Promise.resolve({
-        id: 0,
-        ok: true,
-        events: [],
-        spans: [],
-        logs: [],
-        outcomes: [],
-        items: emptyProtocolItems(),
-      });
+    if (envelopes.length === 0) {
+      return Promise.resolve({ id: 0, ok: true, batch: { ...emptyBatch(), outcomes: [] } });
+    }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -1,10 +1,6 @@
 import { parentPort } from "node:worker_threads";
-import type { StorableLog } from "./logs";
-import type { OutcomeCount } from "./outcomes";
-import { processEnvelopes, type StorableEvent } from "./process";
-import type { ProtocolItems } from "./protocol-items";
+import { processEnvelopes, type TransferredBatch, toTransferred } from "./process";
 import type { QueuedEnvelope } from "./queue";
-import type { StorableSpan } from "./spans";
 import { lowerThreadPriority } from "./thread-priority";
 
 /**
@@ -18,15 +14,7 @@ export interface ProcessRequest {
 }
 
 export type ProcessResponse =
-  | {
-      id: number;
-      ok: true;
-      events: StorableEvent[];
-      spans: StorableSpan[];
-      logs: StorableLog[];
-      outcomes: OutcomeCount[];
-      items: ProtocolItems;
-    }
+  | { id: number; ok: true; batch: TransferredBatch }
   | { id: number; ok: false; error: string };
 
 lowerThreadPriority();
@@ -39,16 +27,7 @@ parentPort?.on("message", (request: ProcessRequest) => {
       ...e,
       body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength),
     }));
-    const batch = processEnvelopes(envelopes);
-    response = {
-      id: request.id,
-      ok: true,
-      events: batch.events,
-      spans: batch.spans,
-      logs: batch.logs,
-      outcomes: batch.outcomes.list(),
-      items: batch.items,
-    };
+    response = { id: request.id, ok: true, batch: toTransferred(processEnvelopes(envelopes)) };
   } catch (err) {
     response = {
       id: request.id,

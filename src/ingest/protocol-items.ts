@@ -82,10 +82,11 @@ export function emptyProtocolItems(): ProtocolItems {
 
 /** Appends `from` to `into` (the processor pool joins the shares of a batch). */
 export function mergeProtocolItems(into: ProtocolItems, from: ProtocolItems): void {
-  into.sessions.push(...from.sessions);
-  into.checkIns.push(...from.checkIns);
-  into.feedback.push(...from.feedback);
-  into.attachments.push(...from.attachments);
+  // Loops, not push(...): a large batch would exceed the arguments a call takes.
+  for (const s of from.sessions) into.sessions.push(s);
+  for (const c of from.checkIns) into.checkIns.push(c);
+  for (const f of from.feedback) into.feedback.push(f);
+  for (const a of from.attachments) into.attachments.push(a);
 }
 
 /** Sentry ids are 32 hex characters; SDKs sometimes send them as dashed UUIDs. */
