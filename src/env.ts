@@ -20,11 +20,12 @@ const EnvSchema = z.object({
   FAULTLINE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   /**
    * Threads that parse, normalize and compress for each worker thread (0: the worker does it
-   * itself). One processes a batch while the worker writes the previous one; the writer is
-   * then the slower side, so a second one added ~120 MB of peak RSS and no throughput
-   * (bench:ingest on 2 cores: 5,614 vs 5,607 events/s processed).
+   * itself). With one, a batch is processed while the previous one is written. On 2 cores
+   * that bought little: a worker alone drained 6,600–8,000 events/s on one core (with one
+   * processor ~8,500 on both), while the extra isolate, the copies between threads and their
+   * garbage cost ~95 MB of peak RSS and CPU the accepting thread needed. More cores: raise it.
    */
-  FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(1),
+  FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
   /** Past this many envelopes waiting to be processed, ingest answers 429 instead of growing. */
   FAULTLINE_QUEUE_MAX_ENVELOPES: z.coerce.number().int().min(1).default(1_000_000),
   /** The same bound in bytes (decompressed envelopes waiting). */

@@ -320,6 +320,22 @@ describe("bad input gets a clear status and stores nothing", () => {
     expect(res.status).toBe(405);
   });
 
+  it("answers a browser's CORS preflight with 204 and the allowed methods and headers", async () => {
+    const res = await fetch(`${server.url}${envelopePath()}`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://shop.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type, x-sentry-auth",
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe("");
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-methods")).toContain("POST");
+    expect(res.headers.get("access-control-allow-headers")).toContain("x-sentry-auth");
+  });
+
   it("stored nothing for any of them", async () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(await storedCounts()).toBe(before);

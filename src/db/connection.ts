@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { env } from "../env";
 import type { Database } from "./schema";
+import { withStatementCache } from "./statement-cache";
 
 export type DialectName = "sqlite" | "postgres";
 
@@ -47,11 +48,16 @@ export function openSqlite(file: string, cacheMiB = 16): SqliteDatabase.Database
   return sqlite;
 }
 
-export function openDb(url?: string, opts: { poolSize?: number } = {}): Db {
+export function openDb(
+  url?: string,
+  opts: { poolSize?: number; sqliteCacheMiB?: number } = {},
+): Db {
   const { dialect, target } = resolveDatabaseUrl(url);
   if (dialect === "sqlite") {
-    const sqlite = openSqlite(target);
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const sqlite = openSqlite(target, opts.sqliteCacheMiB);
+    const kysely = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+    });
     return { kysely, dialect, sqlitePath: target, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({ connectionString: target, max: opts.poolSize ?? 10 });

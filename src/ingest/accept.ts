@@ -40,12 +40,18 @@ export function matchIngestRoute(pathname: string, query: URLSearchParams): Inge
   return { kind: m[2] === "store" ? "store" : "envelope", projectId: m[1] as string };
 }
 
+/** On every answer, so browser SDKs on any origin can read the status and rate limits. */
 const CORS_HEADERS = {
   "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "x-sentry-error, x-sentry-rate-limits, retry-after",
+};
+
+/** A browser's preflight (an SDK with a custom transport header) is answered without a body. */
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
   "Access-Control-Allow-Methods": "POST, OPTIONS",
   "Access-Control-Allow-Headers":
     "content-type, content-encoding, x-sentry-auth, authorization, sentry-trace, baggage",
-  "Access-Control-Expose-Headers": "x-sentry-error, x-sentry-rate-limits, retry-after",
   "Access-Control-Max-Age": "86400",
 };
 
@@ -84,6 +90,11 @@ export async function handleIngest(
   route: IngestRoute,
   ctx: AcceptContext,
 ): Promise<void> {
+  if (req.method === "OPTIONS") {
+    res.writeHead(204, PREFLIGHT_HEADERS);
+    res.end();
+    return;
+  }
   try {
     const id = await accept(req, url, route, ctx);
     send(res, 200, id ? { id } : {});
@@ -128,10 +139,11 @@ async function accept(
 
   if (isStore) {
     const { json, eventId } = parseStoreBody(read.body);
-    const key = await authenticate(
-      ctx,
-      checkCredentials(extractCredentials(url.searchParams, req.headers, undefined)),
+    const credentials = checkCredentials(
+      extractCredentials(url.searchParams, req.headers, undefined),
     );
+    const found = cachedKey(ctx, credentials);
+    const key = checkKey(found instanceof Promise ? await found : found);
     checkProject(key, route.projectId);
     admit(ctx, key, [{ category: "error", quantity: 1 }]);
     await enqueue(ctx, key, "store", json);
@@ -144,7 +156,8 @@ async function accept(
   const credentials = checkCredentials(
     extractCredentials(url.searchParams, req.headers, envelope.header.dsn),
   );
-  const key = await authenticate(ctx, credentials);
+  const found = cachedKey(ctx, credentials);
+  const key = checkKey(found instanceof Promise ? await found : found);
   if (route.kind === "tunnel") {
     if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
       throw new Refusal(403, "the envelope's dsn does not belong to organization o and project p");
@@ -246,11 +259,12 @@ function checkCredentials(result: CredentialResult): { publicKey: string; dsnPro
   return result;
 }
 
-async function authenticate(
-  ctx: AcceptContext,
-  credentials: { publicKey: string },
-): Promise<KeyInfo> {
-  const key = await ctx.keys.lookup(credentials.publicKey);
+/** The key of the credentials; an await (a database read) only on a cache miss. */
+function cachedKey(ctx: AcceptContext, credentials: { publicKey: string }) {
+  return ctx.keys.cached(credentials.publicKey) ?? ctx.keys.lookup(credentials.publicKey);
+}
+
+function checkKey(key: KeyInfo | null): KeyInfo {
   if (!key) throw new Refusal(403, "unknown DSN key");
   if (!key.enabled) throw new Refusal(403, "DSN key is disabled");
   return key;

@@ -115,9 +115,15 @@ export class KeyCache {
     keyCaches().add(this);
   }
 
-  async lookup(publicKey: string): Promise<KeyInfo | null> {
+  /** The key if it is cached and fresh; `null` for a cached unknown key. */
+  cached(publicKey: string): KeyInfo | null | undefined {
     const hit = this.entries.get(publicKey);
-    if (hit && hit.expires > Date.now()) return hit.info;
+    return hit && hit.expires > Date.now() ? hit.info : undefined;
+  }
+
+  async lookup(publicKey: string): Promise<KeyInfo | null> {
+    const hit = this.cached(publicKey);
+    if (hit !== undefined) return hit;
     let inflight = this.pending.get(publicKey);
     if (!inflight) {
       inflight = this.load(publicKey).finally(() => this.pending.delete(publicKey));

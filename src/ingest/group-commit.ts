@@ -6,23 +6,16 @@
  * `maxConcurrent` lets several writes be in flight (PostgreSQL: each on its own pooled
  * connection), so throughput is not bounded by one commit's latency. SQLite writes are
  * synchronous and keep the default of one.
- *
- * `minIntervalMs` spaces writes out: a write that would start sooner than that after the
- * previous one waits for the rest of the interval, collecting what arrives meanwhile. Under
- * light load nothing waits; under heavy load each write carries more items, and a SQLite
- * commit costs ~26 µs of the accepting thread per row alone but ~7 µs per row in groups of 16.
  */
 export class GroupCommit<T> {
   private pending: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
   private inFlight = 0;
   private scheduled = false;
-  private lastStart = 0;
 
   constructor(
     private readonly write: (items: T[]) => Promise<void> | void,
     private readonly maxBatch = 1000,
     private readonly maxConcurrent = 1,
-    private readonly minIntervalMs = 0,
   ) {}
 
   add(item: T): Promise<void> {
@@ -46,20 +39,16 @@ export class GroupCommit<T> {
   private schedule(): void {
     if (this.scheduled || this.inFlight >= this.maxConcurrent) return;
     this.scheduled = true;
-    const go = () => {
+    // setImmediate lets every request whose body completed in this event-loop turn join.
+    setImmediate(() => {
       this.scheduled = false;
       void this.run();
-    };
-    const wait = this.lastStart + this.minIntervalMs - performance.now();
-    // setImmediate lets every request whose body completed in this event-loop turn join.
-    if (wait > 0) setTimeout(go, wait);
-    else setImmediate(go);
+    });
   }
 
   private async run(): Promise<void> {
     if (this.inFlight >= this.maxConcurrent || this.pending.length === 0) return;
     this.inFlight++;
-    this.lastStart = performance.now();
     const batch = this.pending.splice(0, this.maxBatch);
     try {
       await this.write(batch.map((b) => b.item));

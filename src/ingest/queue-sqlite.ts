@@ -112,16 +112,13 @@ export async function openSqliteQueue(db: Db) {
           sqlite.close();
         },
       };
-      // At most one commit per 2 ms: at 5,000 req/s that groups ~10 envelopes per commit.
-      const commits = new GroupCommit<RawEnvelope>(
-        (items) => {
-          insertAll(items);
-          writer.onCommitted?.();
-        },
-        1000,
-        1,
-        2,
-      );
+      // One commit per event-loop turn, of whatever arrived meanwhile. Spacing commits 2 ms
+      // apart (larger groups) saved no throughput once processing ran at idle priority, and
+      // cost ~0.7 ms of p50 at 5,000 req/s.
+      const commits = new GroupCommit<RawEnvelope>((items) => {
+        insertAll(items);
+        writer.onCommitted?.();
+      }, 1000);
       return writer;
     },
 

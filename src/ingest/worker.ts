@@ -75,6 +75,9 @@ export class IngestWorker {
         continue;
       }
       if (handled === 0) await this.sleep(this.options.idlePollMs ?? 250);
+      // On SQLite a batch completes in microtasks alone; without a turn of the event loop
+      // between batches, a thread with a backlog would never read its "stop" message.
+      else await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
