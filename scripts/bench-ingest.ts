@@ -91,7 +91,7 @@ async function startCeiling(): Promise<{ url: string; child: ChildProcess }> {
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-/** Envelopes accepted and not yet processed: the drain check, for either backend. */
+/** Envelopes accepted and not yet processed (on SQLite, at most): the drain check. */
 function queueDepth(databaseUrl: string): {
   depth: () => Promise<number>;
   close: () => Promise<void>;
@@ -111,9 +111,12 @@ function queueDepth(databaseUrl: string): {
       close: () => db.close(),
     };
   }
-  // SQLite: the queue has a file of its own; what the worker has done is its mark.
+  // SQLite: the queue has a file of its own; what the worker has done is its mark. Queue ids
+  // only grow, so the newest id past the mark says whether anything waits. (Counting the rows
+  // scanned a queue of hundreds of thousands every poll: 10-17 % of a core taken from the
+  // worker being measured.)
   const queue = openSqlite(queueFileFor(db.sqlitePath as string), 1);
-  const count = queue.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?");
+  const newest = queue.prepare("SELECT max(id) AS id FROM ingest_queue");
   return {
     depth: async () => {
       const mark = await db.kysely
@@ -121,7 +124,8 @@ function queueDepth(databaseUrl: string): {
         .select("value")
         .where("name", "=", "sqlite_queue_mark")
         .executeTakeFirst();
-      return (count.get(mark?.value ?? 0) as { n: number }).n;
+      const id = (newest.get() as { id: number | null }).id ?? 0;
+      return Math.max(0, id - (mark?.value ?? 0));
     },
     close: async () => {
       queue.close();
