@@ -54,7 +54,11 @@ describe.each(dialects)("@sentry/node protocol items → Faultline on $name", ({
     ]);
     fs.writeFileSync(path.join(tmp, "report.bin"), attachment);
     database = await create();
-    server = await startServer({ env: { DATABASE_URL: database.url } });
+    // Through a processor thread (FAULTLINE_PROCESSORS, off by default): every item type
+    // must cross that thread boundary intact too.
+    server = await startServer({
+      env: { DATABASE_URL: database.url, FAULTLINE_PROCESSORS: "1" },
+    });
     expect(runClient("healthy").status).toBe(0);
     const errors = runClient("errors");
     expect(errors.status, errors.stderr).toBe(0);

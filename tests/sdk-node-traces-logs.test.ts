@@ -53,7 +53,11 @@ describe.each(dialects)("@sentry/node traces and logs → Faultline on $name", (
 
   beforeAll(async () => {
     database = await create();
-    server = await startServer({ env: { DATABASE_URL: database.url } });
+    // Through a processor thread (FAULTLINE_PROCESSORS, off by default): every item type
+    // must cross that thread boundary intact too.
+    server = await startServer({
+      env: { DATABASE_URL: database.url, FAULTLINE_PROCESSORS: "1" },
+    });
     const run = spawnSync(
       process.execPath,
       [path.join(ROOT, "tests/clients/node-traces-logs.mjs")],
