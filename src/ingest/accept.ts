@@ -139,11 +139,10 @@ async function accept(
 
   if (isStore) {
     const { json, eventId } = parseStoreBody(read.body);
-    const credentials = checkCredentials(
-      extractCredentials(url.searchParams, req.headers, undefined),
+    const key = await authenticate(
+      ctx,
+      checkCredentials(extractCredentials(url.searchParams, req.headers, undefined)),
     );
-    const found = cachedKey(ctx, credentials);
-    const key = checkKey(found instanceof Promise ? await found : found);
     checkProject(key, route.projectId);
     admit(ctx, key, [{ category: "error", quantity: 1 }]);
     await enqueue(ctx, key, "store", json);
@@ -156,8 +155,7 @@ async function accept(
   const credentials = checkCredentials(
     extractCredentials(url.searchParams, req.headers, envelope.header.dsn),
   );
-  const found = cachedKey(ctx, credentials);
-  const key = checkKey(found instanceof Promise ? await found : found);
+  const key = await authenticate(ctx, credentials);
   if (route.kind === "tunnel") {
     if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
       throw new Refusal(403, "the envelope's dsn does not belong to organization o and project p");
@@ -259,12 +257,11 @@ function checkCredentials(result: CredentialResult): { publicKey: string; dsnPro
   return result;
 }
 
-/** The key of the credentials; an await (a database read) only on a cache miss. */
-function cachedKey(ctx: AcceptContext, credentials: { publicKey: string }) {
-  return ctx.keys.cached(credentials.publicKey) ?? ctx.keys.lookup(credentials.publicKey);
-}
-
-function checkKey(key: KeyInfo | null): KeyInfo {
+async function authenticate(
+  ctx: AcceptContext,
+  credentials: { publicKey: string },
+): Promise<KeyInfo> {
+  const key = await ctx.keys.lookup(credentials.publicKey);
   if (!key) throw new Refusal(403, "unknown DSN key");
   if (!key.enabled) throw new Refusal(403, "DSN key is disabled");
   return key;

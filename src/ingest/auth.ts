@@ -115,15 +115,9 @@ export class KeyCache {
     keyCaches().add(this);
   }
 
-  /** The key if it is cached and fresh; `null` for a cached unknown key. */
-  cached(publicKey: string): KeyInfo | null | undefined {
-    const hit = this.entries.get(publicKey);
-    return hit && hit.expires > Date.now() ? hit.info : undefined;
-  }
-
   async lookup(publicKey: string): Promise<KeyInfo | null> {
-    const hit = this.cached(publicKey);
-    if (hit !== undefined) return hit;
+    const hit = this.entries.get(publicKey);
+    if (hit && hit.expires > Date.now()) return hit.info;
     let inflight = this.pending.get(publicKey);
     if (!inflight) {
       inflight = this.load(publicKey).finally(() => this.pending.delete(publicKey));

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { emptyBatch, mergeTransferred, type StorableBatch } from "./process";
+import { emptyBatch, mergeTransferred, type StorableBatch, toTransferred } from "./process";
 import type { ProcessRequest, ProcessResponse } from "./processor-thread";
 import type { QueuedEnvelope } from "./queue";
 
@@ -62,7 +62,7 @@ export class ProcessorPool {
 
   private send(thread: Worker, envelopes: QueuedEnvelope[]): Promise<ProcessResponse> {
     if (envelopes.length === 0) {
-      return Promise.resolve({ id: 0, ok: true, batch: { ...emptyBatch(), outcomes: [] } });
+      return Promise.resolve({ id: 0, ok: true, batch: toTransferred(emptyBatch()) });
     }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

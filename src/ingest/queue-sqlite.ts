@@ -97,9 +97,8 @@ export async function openSqliteQueue(db: Db) {
       for (const row of pending) waiting.push(row.id, row.size);
       // Done rows are deleted here, by the only writer of this file, a bounded slice per
       // commit. When the worker deleted them itself, its write lock made the accepting
-      // thread's commit wait in SQLite's busy handler (sleeps of 1, 2, 5… ms), and at idle
-      // priority the worker could be kept off the CPU while holding it: commits of a few
-      // rows took 5–34 ms, the p99 of the 5,000/s run.
+      // thread's commit wait in SQLite's busy handler (sleeps of 1, 2, 5… ms), and a worker
+      // at idle priority can be kept off the CPU while it holds that lock.
       const removeDone = sqlite.prepare("DELETE FROM ingest_queue WHERE id > ? AND id <= ?");
       let doneMark = mark;
       let removedUpTo = mark;

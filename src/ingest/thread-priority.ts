@@ -14,25 +14,22 @@ import os from "node:os";
  * accepted 15.2–15.9k req/s with p99 at 5,000/s of 12–27 ms; SCHED_IDLE 16.9–18.8k and
  * 7.5–15 ms). Elsewhere this does nothing.
  */
-export type ThreadPriority = "idle" | "nice" | "unchanged";
-
-export function lowerThreadPriority(): ThreadPriority {
+export function lowerThreadPriority(): void {
   let tid: number;
   try {
     tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
   } catch {
-    return "unchanged";
+    return;
   }
-  if (!Number.isInteger(tid) || tid <= 0) return "unchanged";
+  if (!Number.isInteger(tid) || tid <= 0) return;
   const chrt = spawnSync("chrt", ["--idle", "--pid", "0", String(tid)], {
     stdio: "ignore",
     timeout: 5000,
   });
-  if (chrt.status === 0) return "idle";
+  if (chrt.status === 0) return;
   try {
     os.setPriority(tid, 19);
-    return "nice";
   } catch {
-    return "unchanged";
+    // Not permitted here: processing simply shares the CPU evenly.
   }
 }
