@@ -20,10 +20,13 @@ const EnvSchema = z.object({
   FAULTLINE_WORKERS: z.coerce.number().int().min(0).max(16).default(1),
   /**
    * Threads that parse, normalize and compress for each worker thread (0: the worker does it
-   * itself). With one, a batch is processed while the previous one is written. On 2 cores
-   * that bought little: a worker alone drained 6,600–8,000 events/s on one core (with one
-   * processor ~8,500 on both), while the extra isolate, the copies between threads and their
-   * garbage cost ~95 MB of peak RSS and CPU the accepting thread needed. More cores: raise it.
+   * itself). With one, a batch is processed while the previous one is written, and the
+   * worker takes a smaller share itself. In role all on 2 cores that bought little: a worker
+   * alone drained 6,600–8,000 events/s on one core (with one processor ~8,500 on both), while
+   * the extra isolate, the copies between threads and their garbage cost ~65–95 MB of peak
+   * RSS and CPU the accepting thread needed. A worker-only process (role worker) has both
+   * cores to itself: there one processor drained 100k queued errors at ~3,400 events/s
+   * against ~1,900–2,900 without (a slower machine). More cores: raise it.
    */
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
   /** Past this many envelopes waiting to be processed, ingest answers 429 instead of growing. */
