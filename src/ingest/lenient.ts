@@ -144,8 +144,7 @@ export function bag(value: unknown, limits: BagLimits = DATABAG, depth = 0): unk
     if (value.length > limits.items) out.push(`[… ${value.length - limits.items} more]`);
     return out;
   }
-  // No prototype: a "__proto__" key from JSON.parse stays an ordinary key.
-  const out: Record<string, unknown> = Object.create(null);
+  const out: Record<string, unknown> = {};
   let n = 0;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
@@ -154,7 +153,24 @@ export function bag(value: unknown, limits: BagLimits = DATABAG, depth = 0): unk
       break;
     }
     const v = bag((value as Record<string, unknown>)[key], limits, depth + 1);
-    if (v !== undefined) out[truncate(key, 200)] = v;
+    if (v !== undefined) setData(out, truncate(key, 200), v);
   }
   return out;
+}
+
+/**
+ * `out[key] = value`, except that a "__proto__" key from JSON stays data instead of
+ * replacing the prototype. This lets bags be plain objects rather than Object.create(null)
+ * ones, which V8 keeps in dictionary mode: JSON.stringify of a normalized ~4 KB event took
+ * 44–49 µs with those and 39–41 µs (one run 49) with plain objects, in alternating runs.
+ */
+export function setData(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  else out[key] = value;
 }

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { type BagLimits, bag, isObject, Notes, str, truncate } from "./lenient";
+import { type BagLimits, bag, isObject, Notes, setData, str, truncate } from "./lenient";
 import { timestamp } from "./normalize";
 
 /**
@@ -59,16 +59,7 @@ export function plainAttributes(raw: unknown): Record<string, unknown> {
     const v = raw[key];
     const value = bag(isObject(v) && "value" in v ? v.value : v, ATTRIBUTE_LIMITS, 1);
     if (value === undefined) continue;
-    const name = truncate(key, 200);
-    // A "__proto__" key from JSON stays data instead of replacing the prototype.
-    if (name === "__proto__")
-      Object.defineProperty(out, name, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else out[name] = value;
+    setData(out, truncate(key, 200), value);
   }
   return out;
 }
