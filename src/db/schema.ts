@@ -112,7 +112,7 @@ export interface EventTable {
   platform: string | null;
   user_key: string | null;
   trace_id: string | null;
-  /** The normalized event as JSON, deflate-raw compressed (see src/events/payload.ts). */
+  /** The normalized event as compressed JSON (brotli, or raw deflate from earlier versions; see src/events/payload.ts). */
   payload: Buffer;
 }
 
