@@ -1,12 +1,12 @@
 import { sql } from "kysely";
 import { openDb } from "../src/db/connection";
-import { generateKeyPair } from "../src/projects/dsn";
+import { insertProjectWithKey } from "../src/projects/insert-project";
 import { DEMO_PROJECTS } from "./demo-events";
 import { DEMO_DATABASE_URL } from "./demo-site";
 
 /**
- * The seed's direct database steps: what no endpoint does yet (creating projects, bulk
- * triage), waiting for the worker, and settling PostgreSQL after the load.
+ * The seed's direct database steps: what no endpoint does yet (creating projects with no
+ * signed-in user, bulk triage), waiting for the worker, and settling PostgreSQL after the load.
  */
 export type Project = { id: number; slug: string; key: string };
 
@@ -19,31 +19,13 @@ export async function createProjects(orgId: number): Promise<Project[]> {
   try {
     const out: Project[] = [];
     for (const p of DEMO_PROJECTS) {
-      const now = Date.now();
-      const row = await db.kysely
-        .insertInto("projects")
-        .values({
-          organization_id: orgId,
-          slug: p.slug,
-          name: p.name,
-          platform: p.platform,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const { publicKey, secretKey } = generateKeyPair();
-      await db.kysely
-        .insertInto("project_keys")
-        .values({
-          project_id: row.id,
-          public_key: publicKey,
-          secret_key: secretKey,
-          label: "Default",
-          enabled: 1,
-          created_at: now,
-        })
-        .execute();
-      out.push({ id: Number(row.id), slug: p.slug, key: publicKey });
+      const { id, publicKey } = await insertProjectWithKey(db.kysely, {
+        organizationId: orgId,
+        slug: p.slug,
+        name: p.name,
+        platform: p.platform,
+      });
+      out.push({ id, slug: p.slug, key: publicKey });
     }
     return out;
   } finally {
