@@ -39,6 +39,43 @@ function Labelled({
   );
 }
 
+/** A free-text filter with the values seen recently offered as suggestions (a datalist). */
+function SuggestInput({
+  label,
+  name,
+  value,
+  suggestions,
+  width,
+}: {
+  label: string;
+  name: string;
+  value: string | undefined;
+  suggestions: string[];
+  width: string;
+}) {
+  const id = `f-${name}`;
+  return (
+    <>
+      <Labelled label={label} htmlFor={id}>
+        <input
+          id={id}
+          name={name}
+          list={`${id}s`}
+          defaultValue={value ?? ""}
+          placeholder="Any"
+          maxLength={200}
+          className={`${control} ${width}`}
+        />
+      </Labelled>
+      <datalist id={`${id}s`}>
+        {suggestions.map((s) => (
+          <option key={s} value={s} />
+        ))}
+      </datalist>
+    </>
+  );
+}
+
 /**
  * The list's filters as a GET form: without JavaScript it loads the list's URL; with it,
  * next/form turns the submit into a client-side navigation. Paging starts over.
@@ -108,38 +145,20 @@ export function IssueFilters({
           ))}
         </select>
       </Labelled>
-      <Labelled label="Environment" htmlFor="f-environment">
-        <input
-          id="f-environment"
-          name="environment"
-          list="f-environments"
-          defaultValue={params.environment ?? ""}
-          placeholder="Any"
-          maxLength={200}
-          className={`${control} w-32`}
-        />
-      </Labelled>
-      <datalist id="f-environments">
-        {environments.map((e) => (
-          <option key={e} value={e} />
-        ))}
-      </datalist>
-      <Labelled label="Release" htmlFor="f-release">
-        <input
-          id="f-release"
-          name="release"
-          list="f-releases"
-          defaultValue={params.release ?? ""}
-          placeholder="Any"
-          maxLength={200}
-          className={`${control} w-36`}
-        />
-      </Labelled>
-      <datalist id="f-releases">
-        {releases.map((r) => (
-          <option key={r} value={r} />
-        ))}
-      </datalist>
+      <SuggestInput
+        label="Environment"
+        name="environment"
+        value={params.environment}
+        suggestions={environments}
+        width="w-32"
+      />
+      <SuggestInput
+        label="Release"
+        name="release"
+        value={params.release}
+        suggestions={releases}
+        width="w-36"
+      />
       <Labelled label="Sort by" htmlFor="f-sort">
         <select id="f-sort" name="sort" defaultValue={params.sort} className={control}>
           {ISSUE_SORTS.map((s) => (

@@ -1,3 +1,4 @@
+import { cache } from "react";
 import type { Db } from "../db/connection";
 import { env } from "../env";
 import { formatDsn } from "../projects/dsn";
@@ -11,6 +12,13 @@ import { type IssueListPage, listOrgIssues, orgHasIssues } from "./list-query";
 import type { IssueListParams } from "./schemas";
 import { issueSparklines, PERIODS } from "./sparklines";
 
+/**
+ * The org's projects, read once per page render: the controls list them and the results
+ * resolve the project filter's slug. React's cache() lasts one server request (outside a
+ * server render it does not memoize).
+ */
+const projectOptions = cache(listProjectOptions);
+
 /** Everything the issue list page shows, in two parts: the controls, then the results. */
 export interface IssueListControls {
   projects: ProjectOption[];
@@ -19,7 +27,7 @@ export interface IssueListControls {
 }
 
 export async function loadIssueListControls(db: Db, orgId: number): Promise<IssueListControls> {
-  const projects = await listProjectOptions(db, orgId);
+  const projects = await projectOptions(db, orgId);
   const values = await recentEventValues(
     db,
     projects.map((p) => p.id),
@@ -50,7 +58,7 @@ export async function loadIssueListResults(
   const now = Date.now();
   let projectId: number | null | undefined;
   if (params.project) {
-    const projects = await listProjectOptions(db, orgId);
+    const projects = await projectOptions(db, orgId);
     projectId = projects.find((p) => p.slug === params.project)?.id ?? null;
   }
   const page = await listOrgIssues(db, { ...params, orgId, projectId });

@@ -165,6 +165,12 @@ describe("issue list", () => {
       );
 
       await page.getByLabel("Search titles").fill("");
+      // The environments of recent events are offered as suggestions for the free-text field.
+      const suggested = await page
+        .locator("#f-environments option")
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      expect(suggested).toContain("staging");
+      expect(await page.getByLabel("Environment").getAttribute("list")).toBe("f-environments");
       await page.getByLabel("Level").selectOption("warning");
       await page.getByLabel("Environment").fill("staging");
       await page.getByRole("button", { name: "Apply" }).click();
