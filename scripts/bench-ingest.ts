@@ -7,8 +7,8 @@
  *   for latency, and the ceiling comparison);
  * - mixed: 55 % errors, 20 % transactions, 10 % logs, 15 % sessions/check-ins/client reports;
  * - large: ~50 KB error events.
- * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained)
- * and peak RSS.
+ * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained),
+ * peak RSS, and the CPU time each request and envelope cost on the server's threads.
  *
  * Load comes from scripts/load-generator.ts: prebuilt requests with a fresh event id each,
  * a few microseconds of CPU per request, so the generator takes little from the server.
@@ -60,6 +60,56 @@ async function load(
 function peakRssMiB(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]) / 1024);
+}
+
+/**
+ * CPU time (µs) a process's threads have used, from /proc: the main (accepting) thread, the
+ * processing threads (worker and processors, which run at SCHED_IDLE in role all), and the
+ * rest (V8's GC helpers, libuv's pool). Divided by requests or envelopes it gives what each
+ * costs, a figure that moves far less than req/s on a shared VM (steal and a CPU whose speed
+ * changes between runs). Linux only; elsewhere every figure is 0.
+ */
+interface ThreadCpu {
+  main: number;
+  processing: number;
+  other: number;
+}
+
+const SCHED_IDLE = 5;
+const CLOCK_TICK_US = 1e6 / 100; // USER_HZ: 100 on every Linux architecture Node runs on
+
+function threadCpu(pid: number): ThreadCpu {
+  const cpu: ThreadCpu = { main: 0, processing: 0, other: 0 };
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return cpu;
+  }
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // Fields after the command name (which may hold spaces): state is field 3 of proc(5).
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const us = (Number(f[11]) + Number(f[12])) * CLOCK_TICK_US; // utime + stime
+    if (Number(tid) === pid) cpu.main += us;
+    else if (Number(f[38]) === SCHED_IDLE) cpu.processing += us;
+    else cpu.other += us;
+  }
+  return cpu;
+}
+
+function cpuSince(pid: number, before: ThreadCpu): ThreadCpu {
+  const now = threadCpu(pid);
+  return {
+    main: now.main - before.main,
+    processing: now.processing - before.processing,
+    other: now.other - before.other,
+  };
 }
 
 /** The ceiling: read the body, parse the envelope header line, answer like Sentry. */
@@ -144,6 +194,11 @@ interface FaultlineResult {
   processedPerSec: number;
   drainSeconds: number;
   peakRss: number;
+  /** Main thread CPU per accepted request during the throughput run (µs). */
+  acceptCpuPerRequest: number;
+  /** From the start of the throughput run until the queue drained, per envelope (µs). */
+  processingCpuPerEnvelope: number;
+  otherCpuPerEnvelope: number;
 }
 
 async function benchFaultline(
@@ -158,15 +213,19 @@ async function benchFaultline(
   const queue = queueDepth(databaseUrl);
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
+  const pid = server.process.pid as number;
+  const cpuAtStart = threadCpu(pid);
   const start = Date.now();
   const throughput = await load(url, bodies, { seconds: SECONDS });
   const loadEnd = Date.now();
+  const acceptCpu = cpuSince(pid, cpuAtStart).main;
   // Accept-side outcomes are queued once a second: wait for that last one too.
   await new Promise((r) => setTimeout(r, 1100));
   while ((await queue.depth()) > 0 && Date.now() - loadEnd < 300_000) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const done = Date.now();
+  const drainCpu = cpuSince(pid, cpuAtStart);
   await queue.close();
   const processedPerSec = throughput.ok / ((done - start) / 1000);
 
@@ -183,8 +242,9 @@ async function benchFaultline(
       warmupSeconds: 1,
     });
   }
-  const peakRss = peakRssMiB(server.process.pid as number);
+  const peakRss = peakRssMiB(pid);
   await server.stop();
+  const perOk = (us: number) => us / Math.max(1, throughput.ok);
   return {
     label,
     workload,
@@ -194,6 +254,9 @@ async function benchFaultline(
     processedPerSec,
     drainSeconds: (done - loadEnd) / 1000,
     peakRss,
+    acceptCpuPerRequest: perOk(acceptCpu),
+    processingCpuPerEnvelope: perOk(drainCpu.processing),
+    otherCpuPerEnvelope: perOk(drainCpu.other),
   };
 }
 
@@ -208,14 +271,17 @@ async function postgresUrl(admin: pg.Client): Promise<{ url: string; schema: str
 async function main() {
   let ceilingResult: LoadResult | undefined;
   let ceilingRss = 0;
+  let ceilingCpu = 0;
   if (SELECTED.includes("errors")) {
     const ceiling = await startCeiling();
     console.log(`[ceiling] ${CONNECTIONS} connections for ${SECONDS} s`);
+    const cpuAtStart = threadCpu(ceiling.child.pid as number);
     ceilingResult = await load(
       `${ceiling.url}/api/1/envelope/`,
       workloadBodies("errors", "http://k@127.0.0.1/1"),
       { seconds: SECONDS },
     );
+    ceilingCpu = cpuSince(ceiling.child.pid as number, cpuAtStart).main / ceilingResult.ok;
     ceilingRss = peakRssMiB(ceiling.child.pid as number);
     ceiling.child.kill();
   }
@@ -250,6 +316,7 @@ async function main() {
       "drain s",
       "peak RSS MiB",
       "÷ ceiling",
+      "CPU µs: main/req · processing/env · other/env",
     ],
     ...(ceilingResult
       ? [
@@ -264,6 +331,7 @@ async function main() {
             "–",
             String(ceilingRss),
             "1.00",
+            `${ceilingCpu.toFixed(0)} · – · –`,
           ],
         ]
       : []),
@@ -282,6 +350,7 @@ async function main() {
       r.workload === "errors" && ceilingResult
         ? (r.throughput.reqPerSec / ceilingResult.reqPerSec).toFixed(2)
         : "–",
+      `${r.acceptCpuPerRequest.toFixed(0)} · ${r.processingCpuPerEnvelope.toFixed(0)} · ${r.otherCpuPerEnvelope.toFixed(0)}`,
     ]),
   ];
   console.log(
