@@ -2,6 +2,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveClientIp } from "./src/auth/client-ip";
+import { isCrossOriginServerAction } from "./src/auth/cross-origin-action";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
@@ -78,6 +79,10 @@ async function main(): Promise<void> {
     }
     if (!nextHandler) {
       send(res, 404, { detail: "not found" });
+      return;
+    }
+    if (isCrossOriginServerAction(req.method, url.pathname, req.headers)) {
+      send(res, 403, { detail: "server actions are only accepted from this site's own pages" });
       return;
     }
     // Sentry's API paths end in "/"; Next would redirect them. Serve them directly instead.

@@ -332,7 +332,8 @@ describe("permission matrix", () => {
       { org: "acme", email: "csrf@example.com", role: "owner" },
       { withState: true, origin: "http://evil.example" },
     );
-    expect(attempt.status).toBe(500);
+    expect(attempt.status).toBe(403);
+    expect(attempt.body).toContain("only accepted from this site's own pages");
     expect(attempt.body).not.toContain("csrf@example.com");
     await expect(userIdOf("csrf@example.com")).rejects.toThrow();
     // The same call from the page's own origin goes through.

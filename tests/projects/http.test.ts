@@ -352,7 +352,8 @@ describe("projects and keys: edges", () => {
       { org: "acme", project: "default", key: target },
       { withState: true, origin: "http://evil.example" },
     );
-    expect(attempt.status).toBe(500);
+    expect(attempt.status).toBe(403);
+    expect(attempt.body).toContain("only accepted from this site's own pages");
     expect(await keyRow(target)).toBeDefined();
     const created = await as.owner.action(
       LIST,
@@ -360,7 +361,7 @@ describe("projects and keys: edges", () => {
       { org: "acme", name: "Evil", platform: "node" },
       { withState: true, origin: "http://evil.example" },
     );
-    expect(created.status).toBe(500);
+    expect(created.status).toBe(403);
     expect(await project("acme", "evil")).toBeUndefined();
     // The same call from the page's own origin goes through.
     const same = await act(as.owner, SETTINGS, ACTIONS.deleteKey, {
