@@ -134,6 +134,19 @@ describe.each(await testDialects())("retention on $name", ({ create }) => {
     // normal: the same ages all stay; one issue past 90 days goes.
     const normalLive = await issue(normal, 10, Array(25).fill(20));
     await issue(normal, 100, Array(12).fill(100));
+    // Hourly outcome counts (stats_v2) go with the data they count.
+    const outcome = (projectId: number, daysAgo: number) => ({
+      project_id: projectId,
+      hour: NOW - daysAgo * DAY,
+      category: "error",
+      outcome: "accepted",
+      reason: "",
+      quantity: 3,
+    });
+    await db.kysely
+      .insertInto("outcomes")
+      .values([outcome(short, 20), outcome(short, 3), outcome(normal, 20), outcome(normal, 100)])
+      .execute();
 
     const batches: { table: string; rows: number }[] = [];
     const summary = await runRetention(db, {
@@ -143,7 +156,16 @@ describe.each(await testDialects())("retention on $name", ({ create }) => {
       onBatch: (table, rows) => batches.push({ table, rows }),
     });
 
-    expect(summary).toEqual({ events: 30 + 25 + 12, issues: 2, issue_users: 4 });
+    expect(summary).toEqual({ events: 30 + 25 + 12, issues: 2, issue_users: 4, outcomes: 2 });
+    const outcomesLeft = await db.kysely
+      .selectFrom("outcomes")
+      .select(["project_id", "hour"])
+      .orderBy("project_id")
+      .execute();
+    expect(outcomesLeft.map((o) => [Number(o.project_id), Number(o.hour)])).toEqual([
+      [short, NOW - 3 * DAY],
+      [normal, NOW - 20 * DAY],
+    ]);
     expect(batches.length).toBeGreaterThanOrEqual(7);
     for (const b of batches) expect(b.rows).toBeLessThanOrEqual(10);
 

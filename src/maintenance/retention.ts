@@ -34,6 +34,8 @@ export const RETENTION_TABLES: RetentionTable[] = [
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
   { table: "release_sessions", timeColumn: "hour" },
   { table: "release_session_members", timeColumn: "hour" },
+  // The hourly accepted/dropped counts behind stats_v2: kept as long as the data they count.
+  { table: "outcomes", timeColumn: "hour" },
 ];
 
 export interface RetentionOptions {
