@@ -10,7 +10,8 @@ import type { IncomingHttpHeaders } from "node:http";
  * (actions posted without JavaScript); it is cross-origin when its `Origin` host differs
  * from `X-Forwarded-Host` (first value) or, without one, `Host`. No `Origin` at all is let
  * through, as Next does: browsers send it on every cross-origin POST, and a hand-made request
- * carries no victim's cookie. Route handlers (/api/…) take no server actions.
+ * carries no victim's cookie. Route handlers (/api/…) take no server actions. Faultline sets
+ * no `serverActions.allowedOrigins`; one set in next.config would have to be honoured here.
  */
 export function isCrossOriginServerAction(
   method: string | undefined,
