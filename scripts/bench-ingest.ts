@@ -26,6 +26,7 @@ import { openDb, openSqlite } from "../src/db/connection";
 import { queueFileFor } from "../src/ingest/queue-sqlite";
 import { TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
+import { processThreads, SCHED_IDLE } from "../tests/helpers/threads";
 import { type LoadResult, runLoad } from "./load-generator";
 import { ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
 
@@ -75,30 +76,12 @@ interface ThreadCpu {
   other: number;
 }
 
-const SCHED_IDLE = 5;
-const CLOCK_TICK_US = 1e6 / 100; // USER_HZ: 100 on every Linux architecture Node runs on
-
 function threadCpu(pid: number): ThreadCpu {
   const cpu: ThreadCpu = { main: 0, processing: 0, other: 0 };
-  let tids: string[];
-  try {
-    tids = fs.readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return cpu;
-  }
-  for (const tid of tids) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    // Fields after the command name (which may hold spaces): state is field 3 of proc(5).
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const us = (Number(f[11]) + Number(f[12])) * CLOCK_TICK_US; // utime + stime
-    if (Number(tid) === pid) cpu.main += us;
-    else if (Number(f[38]) === SCHED_IDLE) cpu.processing += us;
-    else cpu.other += us;
+  for (const t of processThreads(pid)) {
+    if (t.tid === pid) cpu.main += t.cpuUs;
+    else if (t.policy === SCHED_IDLE) cpu.processing += t.cpuUs;
+    else cpu.other += t.cpuUs;
   }
   return cpu;
 }

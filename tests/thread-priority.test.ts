@@ -1,26 +1,15 @@
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
+import { processThreads, SCHED_IDLE } from "./helpers/threads";
 
 /**
  * Processing yields the CPU to accepting only where the process accepts: a worker-only
  * process has nothing to yield to, and at SCHED_IDLE its threads were left sharing one core.
  */
-const SCHED_IDLE = 5;
-
-/** Threads of `pid` at SCHED_IDLE (field 41 of /proc/<pid>/task/<tid>/stat is the policy). */
+/** Threads of `pid` at SCHED_IDLE. */
 function idleThreads(pid: number): number {
-  let idle = 0;
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[38]) === SCHED_IDLE) idle++;
-    } catch {
-      // The thread ended meanwhile.
-    }
-  }
-  return idle;
+  return processThreads(pid).filter((t) => t.policy === SCHED_IDLE).length;
 }
 
 const servers: RunningServer[] = [];

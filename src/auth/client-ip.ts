@@ -21,7 +21,8 @@ export function clientIpFromHeaders(headers: Headers): string {
   return normalizeIp(firstHop(headers.get("x-forwarded-for") ?? undefined) ?? "unknown");
 }
 
-function firstHop(header: string | string[] | undefined): string | undefined {
+/** The first value of a forwarding header (repeated, or a comma-separated list). */
+export function firstHop(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   const first = value?.split(",")[0]?.trim();
   return first ? first : undefined;

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
+import { firstHop } from "./client-ip";
 
 /**
  * A server action posted from another origin (CSRF) is refused before it reaches Next.
@@ -23,7 +24,7 @@ export function isCrossOriginServerAction(
   if (!headers["next-action"] && !contentType.startsWith("multipart/form-data")) return false;
   const origin = headers.origin;
   if (typeof origin !== "string") return false;
-  const host = firstValue(headers["x-forwarded-host"]) ?? headers.host;
+  const host = firstHop(headers["x-forwarded-host"]) ?? headers.host;
   return originHost(origin) !== host;
 }
 
@@ -34,10 +35,4 @@ function originHost(origin: string): string | undefined {
   } catch {
     return undefined; // not a URL: it matches no host
   }
-}
-
-function firstValue(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header?.split(",")[0];
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
 }

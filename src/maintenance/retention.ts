@@ -20,11 +20,7 @@ export interface RetentionTable {
   fileColumn?: string;
 }
 
-/**
- * Tables whose old rows go, oldest data first. Tables added by later work join this list
- * with their time column: spans (start_timestamp), log_items (timestamp), check_ins,
- * feedback and attachments (received_at; attachments with their fileColumn).
- */
+/** Tables whose old rows go, each with the column its rows' age is read from. */
 export const RETENTION_TABLES: RetentionTable[] = [
   { table: "events", timeColumn: "received_at" },
   { table: "spans", timeColumn: "start_timestamp" },

@@ -1,0 +1,41 @@
+import fs from "node:fs";
+
+/** Linux's scheduling policy number for SCHED_IDLE (sched(7)). */
+export const SCHED_IDLE = 5;
+/** USER_HZ: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICK_US = 1e6 / 100;
+
+export interface ThreadStat {
+  tid: number;
+  /** Scheduling policy (field 41 of proc(5)'s stat). */
+  policy: number;
+  /** CPU time used so far, user + system (fields 14 and 15), in µs. */
+  cpuUs: number;
+}
+
+/** The threads of a process, from /proc/<pid>/task/<tid>/stat; none where /proc is missing. */
+export function processThreads(pid: number): ThreadStat[] {
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const threads: ThreadStat[] = [];
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // Fields after the command name (which may hold spaces): state is field 3.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    threads.push({
+      tid: Number(tid),
+      policy: Number(f[38]),
+      cpuUs: (Number(f[11]) + Number(f[12])) * CLOCK_TICK_US,
+    });
+  }
+  return threads;
+}
