@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
-import { decodePayload } from "../src/events/payload";
+import { decodeStoredEvent } from "../src/events/payload";
 import {
   openQueueReader,
   openQueueWriter,
@@ -77,7 +77,7 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
       .selectAll()
       .orderBy("id")
       .executeTakeFirstOrThrow();
-    const stored = decodePayload(row.payload);
+    const stored = decodeStoredEvent(row);
     const original = base.exception.values.at(-1)?.stacktrace.frames.length;
     expect(stored.exception?.values.at(-1)?.stacktrace?.frames.length).toBe(original);
     expect(stored.breadcrumbs.length).toBe(

@@ -112,7 +112,7 @@ export interface EventTable {
   platform: string | null;
   user_key: string | null;
   trace_id: string | null;
-  /** The normalized event as compressed JSON (brotli, or raw deflate from earlier versions; see src/events/payload.ts). */
+  /** The event as the SDK sent it, compressed; normalized when read (older rows: normalized JSON; see src/events/payload.ts). */
   payload: Buffer;
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from "../db/connection";
-import { decodePayload } from "./payload";
+import { decodeStoredEvent } from "./payload";
 import type { NormalizedEvent } from "./types";
 
 export interface StoredEvent {
@@ -16,7 +16,7 @@ export async function listIssueEvents(
 ): Promise<StoredEvent[]> {
   const rows = await db.kysely
     .selectFrom("events")
-    .select(["id", "issue_id", "project_id", "payload"])
+    .select(["id", "issue_id", "project_id", "event_id", "received_at", "payload"])
     .where("issue_id", "=", issueId)
     .orderBy("timestamp", "desc")
     .orderBy("id", "desc")
@@ -26,7 +26,7 @@ export async function listIssueEvents(
     id: r.id,
     issueId: r.issue_id,
     projectId: r.project_id,
-    event: decodePayload(r.payload),
+    event: decodeStoredEvent(r),
   }));
 }
 

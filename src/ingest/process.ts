@@ -1,4 +1,4 @@
-import { encodePayload } from "../events/payload";
+import { encodeRawEvent } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import { addAttachment } from "./attachments";
 import { addCheckIn } from "./check-ins";
@@ -132,7 +132,7 @@ function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
     return;
   }
   if (envelope.kind === "store") {
-    addEvent(parseJson(envelope.body), undefined, envelope, batch);
+    addEvent(envelope.body, undefined, envelope, batch);
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -161,7 +161,7 @@ function processItem(
   }
   switch (type) {
     case "event":
-      addEvent(parseJson(item.payload), envelopeEventId, envelope, batch);
+      addEvent(item.payload, envelopeEventId, envelope, batch);
       return;
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
@@ -214,13 +214,15 @@ function processItem(
   }
 }
 
+/** An event item (or a /store/ body): its JSON bytes, stored as sent (see events/payload.ts). */
 function addEvent(
-  raw: unknown,
+  json: Buffer,
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: StorableBatch,
 ): void {
   const { projectId, receivedAt } = envelope;
+  const raw = parseJson(json);
   if (isObject(raw) && raw.type === "transaction") {
     addTransaction(raw, envelopeEventId, envelope, batch);
     return;
@@ -236,7 +238,7 @@ function addEvent(
     event: summarize(event),
     grouping: groupEvent(event),
     userKey: userKey(event.user),
-    payload: encodePayload(event),
+    payload: encodeRawEvent(json),
   });
 }
 

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/connection";
-import { decodePayload } from "../events/payload";
+import { decodeStoredEvent } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import type { IssueRow } from "./queries";
 
@@ -130,7 +130,7 @@ export async function findIssueEvent(
 ): Promise<IssueEvent | undefined> {
   let query = db.kysely
     .selectFrom("events")
-    .select(["id", "timestamp", "payload"])
+    .select(["id", "timestamp", "event_id", "received_at", "payload"])
     .where("issue_id", "=", issue.id);
   query = eventId
     ? query.where("project_id", "=", issue.project_id).where("event_id", "=", eventId)
@@ -141,7 +141,7 @@ export async function findIssueEvent(
     neighbour(db, issue.id, row, "older"),
     neighbour(db, issue.id, row, "newer"),
   ]);
-  return { event: decodePayload(row.payload), older, newer };
+  return { event: decodeStoredEvent(row), older, newer };
 }
 
 /** Ordered by (timestamp, id), like the latest-event query, so ties still step one by one. */

@@ -1,5 +1,5 @@
 import type { Db } from "../db/connection";
-import { decodePayload } from "../events/payload";
+import { decodeStoredEvent } from "../events/payload";
 
 /** Reads of one trace: its spans and the errors linked to it (events.trace_id). */
 export const MAX_TRACE_SPANS = 10_000;
@@ -79,15 +79,25 @@ export async function traceErrors(
   if (projectIds.length === 0) return [];
   const rows = await db.kysely
     .selectFrom("events")
-    .select(["event_id", "issue_id", "project_id", "title", "level", "timestamp", "payload"])
+    .select([
+      "event_id",
+      "issue_id",
+      "project_id",
+      "title",
+      "level",
+      "timestamp",
+      "received_at",
+      "payload",
+    ])
     .where("trace_id", "=", traceId)
     .where("project_id", "in", projectIds)
     .orderBy("timestamp")
     .orderBy("id")
     .limit(MAX_TRACE_ERRORS)
     .execute();
-  return rows.map(({ payload, ...row }) => {
-    const trace = decodePayload(payload).contexts.trace as { span_id?: unknown } | undefined;
+  return rows.map(({ payload, received_at, ...row }) => {
+    const event = decodeStoredEvent({ payload, received_at, event_id: row.event_id });
+    const trace = event.contexts.trace as { span_id?: unknown } | undefined;
     const spanId = trace?.span_id;
     return {
       ...row,
