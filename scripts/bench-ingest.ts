@@ -21,9 +21,10 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
-import { openDb, openSqlite } from "../src/db/connection";
-import { queueFileFor } from "../src/ingest/queue-sqlite";
+import { openDb } from "../src/db/connection";
+import { queueSegments } from "../src/ingest/queue-segments";
 import { TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { processThreads, SCHED_IDLE } from "../tests/helpers/threads";
@@ -145,12 +146,11 @@ function queueDepth(databaseUrl: string): {
       close: () => db.close(),
     };
   }
-  // SQLite: the queue has a file of its own; what the worker has done is its mark. Queue ids
-  // only grow, so the newest id past the mark says whether anything waits. (Counting the rows
-  // scanned a queue of hundreds of thousands every poll: 10-17 % of a core taken from the
-  // worker being measured.)
-  const queue = openSqlite(queueFileFor(db.sqlitePath as string), 1);
-  const newest = queue.prepare("SELECT max(id) AS id FROM ingest_queue");
+  // SQLite: the queue is segment files of its own; what the worker has done is its mark.
+  // Queue ids only grow, so the newest id past the mark says whether anything waits.
+  // (Counting the rows scanned a queue of hundreds of thousands every poll: 10-17 % of a
+  // core taken from the worker being measured.)
+  const mainPath = db.sqlitePath as string;
   return {
     depth: async () => {
       const mark = await db.kysely
@@ -158,14 +158,33 @@ function queueDepth(databaseUrl: string): {
         .select("value")
         .where("name", "=", "sqlite_queue_mark")
         .executeTakeFirst();
-      const id = (newest.get() as { id: number | null }).id ?? 0;
-      return Math.max(0, id - (mark?.value ?? 0));
+      return Math.max(0, newestQueueId(mainPath) - (mark?.value ?? 0));
     },
-    close: async () => {
-      queue.close();
-      await db.close();
-    },
+    close: () => db.close(),
   };
+}
+
+/** The newest id in the queue's segments (a segment just started may still be empty). */
+function newestQueueId(mainPath: string): number {
+  for (const segment of queueSegments(mainPath).reverse()) {
+    let queue: SqliteDatabase.Database;
+    try {
+      queue = new SqliteDatabase(segment.file, { readonly: true, fileMustExist: true });
+    } catch {
+      continue; // deleted by the worker meanwhile
+    }
+    try {
+      const id = (
+        queue.prepare("SELECT max(id) AS id FROM ingest_queue").get() as {
+          id: number | null;
+        }
+      ).id;
+      if (id) return id;
+    } finally {
+      queue.close();
+    }
+  }
+  return 0;
 }
 
 interface FaultlineResult {

@@ -37,6 +37,16 @@ const EnvSchema = z.object({
     .int()
     .min(1)
     .default(4 * 1024 ** 3),
+  /**
+   * SQLite queue: bytes of envelopes per segment file before the next one is started (see
+   * src/ingest/queue-segments.ts). The disk holds the backlog plus about one segment, whose
+   * WAL file takes 2-3x its envelopes' bytes (4.5 KB envelopes: ~2.6x).
+   */
+  FAULTLINE_QUEUE_SEGMENT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32 * 1024 ** 2),
   /** Below this much free disk in the data directory, ingest refuses (503) and writes nothing. */
   FAULTLINE_MIN_FREE_DISK_BYTES: z.coerce
     .number()

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
+import { queueSegments } from "../src/ingest/queue-segments";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { ROOT, type RunningServer, startServer, waitFor } from "./helpers/server";
 
@@ -165,10 +166,13 @@ describe("backpressure", () => {
       env: { FAULTLINE_MIN_FREE_DISK_BYTES: String(1e15), FAULTLINE_ROLE: "ingest" },
     });
     servers.push(server);
-    const queueFile = path.join(server.dataDir, "faultline.queue.db");
-    const size = () =>
-      fs.statSync(queueFile).size +
-      (fs.existsSync(`${queueFile}-wal`) ? fs.statSync(`${queueFile}-wal`).size : 0);
+    const size = () => {
+      let bytes = 0;
+      for (const { file } of queueSegments(path.join(server.dataDir, "faultline.db"))) {
+        for (const f of [file, `${file}-wal`]) if (fs.existsSync(f)) bytes += fs.statSync(f).size;
+      }
+      return bytes;
+    };
     await new Promise((r) => setTimeout(r, 400));
     const before = size();
     const res = await post(target(server).url);

@@ -7,9 +7,11 @@ import { type RunningServer, startServer, waitFor } from "./helpers/server";
 /**
  * An acknowledged event is never lost: a client sends continuously, the server is killed
  * with SIGKILL mid-stream, restarted on the same data, and every event that got a 200 is
- * stored (exactly once).
+ * stored (exactly once). The SQLite queue's segments are kept small here (~55 envelopes), so
+ * the kill lands while segments are being started, read and deleted.
  */
 const base = realNodeErrorEvent();
+const SMALL_SEGMENTS = { FAULTLINE_QUEUE_SEGMENT_BYTES: String(256 * 1024) };
 let server: RunningServer | undefined;
 
 afterAll(async () => {
@@ -18,7 +20,7 @@ afterAll(async () => {
 
 describe("durability", () => {
   it("stores every acknowledged event after kill -9 and restart", async () => {
-    server = await startServer();
+    server = await startServer({ env: SMALL_SEGMENTS });
     const { dataDir, url, dsn } = server;
     const key = new URL(dsn).username;
     const project = new URL(dsn).pathname.slice(1);
@@ -54,7 +56,7 @@ describe("durability", () => {
     const sent = acknowledged.size;
     expect(sent).toBeGreaterThanOrEqual(1500);
 
-    server = await startServer({ dataDir });
+    server = await startServer({ dataDir, env: SMALL_SEGMENTS });
     const db = openDb(`file:${path.join(dataDir, "faultline.db")}`);
     try {
       const stored = await waitFor(

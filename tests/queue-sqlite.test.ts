@@ -1,83 +1,173 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import SqliteDatabase from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
-import { type Db, openSqlite } from "../src/db/connection";
+import type { Db } from "../src/db/connection";
 import {
   openQueueReader,
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
 } from "../src/ingest/queue";
-import { queueFileFor } from "../src/ingest/queue-sqlite";
+import { queueSegments } from "../src/ingest/queue-segments";
 import { IngestWorker } from "../src/ingest/worker";
 import { sqliteDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 
 /**
- * The SQLite queue file has one writer, the accepting thread: the worker only reads it (a
- * write lock held by the worker stalled accepting), and done rows are deleted by the writer,
- * a bounded slice per commit, once it has read the worker's mark.
+ * The SQLite queue is a series of segment files: the accepting thread appends to the
+ * newest and starts another past FAULTLINE_QUEUE_SEGMENT_BYTES; the worker reads them in
+ * order and deletes a segment whole once all of it is done. Segments are never
+ * checkpointed, so the queue's disk use follows the backlog instead of growing with every
+ * envelope ever accepted (one file's WAL did).
  */
-describe("SQLite queue: done rows are deleted by the writer", () => {
+// ~5 KB envelopes: a segment takes two of them, then the next one starts. Read by env() on
+// first use, which happens in the tests below.
+process.env.FAULTLINE_QUEUE_SEGMENT_BYTES = String(8 * 1024);
+
+describe("SQLite queue segments", () => {
   let database: TestDatabase;
   let db: Db;
-  let writer: QueueWriter;
-  let reader: QueueReader;
+  let writer: QueueWriter | undefined;
+  let reader: QueueReader | undefined;
   let projectId: number;
   const base = realNodeErrorEvent();
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     database = await sqliteDatabase();
     db = await database.open();
     projectId = (await bootstrap(db)).defaultKey.projectId;
-    writer = await openQueueWriter(db);
-    reader = await openQueueReader(db);
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await writer?.close();
     await reader?.close();
+    writer = reader = undefined;
     await db?.close();
     await database?.drop();
   });
 
-  const enqueue = (n: number) =>
-    Promise.all(
-      Array.from({ length: n }, () =>
-        writer.enqueue({
-          projectId,
-          keyId: 1,
-          receivedAt: Date.now(),
-          kind: "envelope",
-          body: buildEnvelope([{ type: "event", payload: variant(base) }]),
-        }),
-      ),
+  const envelope = () => ({
+    projectId,
+    keyId: 1,
+    receivedAt: Date.now(),
+    kind: "envelope" as const,
+    body: buildEnvelope([{ type: "event", payload: variant(base) }]),
+  });
+  /** `n` envelopes committed together (one group commit). */
+  const enqueue = (to: QueueWriter, n: number) =>
+    Promise.all(Array.from({ length: n }, () => to.enqueue(envelope())));
+  const segments = () => queueSegments(db.sqlitePath as string);
+  const storedEvents = async () =>
+    Number(
+      (
+        await db.kysely
+          .selectFrom("events")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
     );
 
-  function rowsInFile(): number {
-    const queue = openSqlite(queueFileFor(db.sqlitePath as string), 1);
-    try {
-      return (queue.prepare("SELECT count(*) AS n FROM ingest_queue").get() as { n: number }).n;
-    } finally {
-      queue.close();
-    }
-  }
+  it("starts a new segment past the size, reads across them in order, and deletes done ones", async () => {
+    writer = await openQueueWriter(db);
+    reader = await openQueueReader(db);
+    for (let i = 0; i < 4; i++) await enqueue(writer, 2);
+    // Four full segments and the one now written to.
+    expect(segments().map((s) => s.seq)).toEqual([1, 2, 3, 4, 5]);
 
-  it("leaves processed rows to the writer, which removes them in slices as it commits", async () => {
-    await enqueue(600);
-    expect(rowsInFile()).toBe(600);
-    const handled = await new IngestWorker(reader, { batchSize: 100 }).drain();
-    expect(handled).toBe(600);
-    // The worker wrote nothing to the queue file.
-    expect(rowsInFile()).toBe(600);
+    const worker = new IngestWorker(reader, { batchSize: 100 });
+    expect(await worker.drain()).toBe(8);
+    expect(await storedEvents()).toBe(8);
+    expect(await reader.depth()).toBe(0);
+
+    // The writer lets go of done segments when it reads the mark; a second later the worker
+    // deletes them, files and all, keeping only the one being written.
     expect((await writer.backlog()).envelopes).toBe(0);
+    await worker.runOnce();
+    expect(segments()).toHaveLength(5);
+    await new Promise((r) => setTimeout(r, 1100));
+    await worker.runOnce();
+    expect(segments().map((s) => s.seq)).toEqual([5]);
+    const left = fs.readdirSync(fs.realpathSync(`${db.sqlitePath}/..`));
+    expect(left.filter((f) => /\.queue\.[1-4]\.db/.test(f))).toEqual([]);
 
-    // Each commit deletes at least 256 done rows (or twice what it adds).
-    await enqueue(1);
-    expect(rowsInFile()).toBe(601 - 256);
-    await enqueue(1);
-    expect(rowsInFile()).toBe(602 - 512);
-    await enqueue(1);
-    expect(rowsInFile()).toBe(3);
+    // Ids go on growing in the new segment: nothing is taken for done.
+    await enqueue(writer, 1);
+    expect(await worker.drain()).toBe(1);
+    expect(await storedEvents()).toBe(9);
+  });
+
+  it("gives the disk back after a steady stream, where one file's WAL kept every envelope", async () => {
+    writer = await openQueueWriter(db);
+    reader = await openQueueReader(db);
+    const worker = new IngestWorker(reader, { batchSize: 100 });
+    const queueBytes = () =>
+      segments().reduce((sum, s) => {
+        for (const suffix of ["", "-wal"]) {
+          if (fs.existsSync(`${s.file}${suffix}`)) sum += fs.statSync(`${s.file}${suffix}`).size;
+        }
+        return sum;
+      }, 0);
+    let written = 0;
+    // A stream the worker keeps up with: commits never pause long enough for a checkpoint
+    // of a single file to catch up.
+    for (let i = 0; i < 60; i++) {
+      await enqueue(writer, 2);
+      written += 2;
+      await worker.drain();
+      await writer.backlog();
+    }
+    expect(await storedEvents()).toBe(written);
+    const writtenBytes = written * envelope().body.length;
+    expect(writtenBytes).toBeGreaterThan(500_000);
+    await worker.runOnce();
+    await new Promise((r) => setTimeout(r, 1100));
+    await worker.runOnce();
+    // Only the segment being written is left, empty.
+    expect(segments()).toHaveLength(1);
+    expect(queueBytes()).toBeLessThan(64 * 1024);
+  });
+
+  it("after a restart, reads what earlier runs left in their segments, exactly once", async () => {
+    writer = await openQueueWriter(db);
+    for (let i = 0; i < 3; i++) await enqueue(writer, 2);
+    reader = await openQueueReader(db);
+    expect(await new IngestWorker(reader, { batchSize: 3 }).runOnce()).toBe(2);
+    await writer.close();
+    await reader.close();
+
+    // What was queued and not processed is still the backlog after the restart.
+    writer = await openQueueWriter(db);
+    expect((await writer.backlog()).envelopes).toBe(4);
+    await enqueue(writer, 1);
+    reader = await openQueueReader(db);
+    expect(await new IngestWorker(reader, { batchSize: 100 }).drain()).toBe(5);
+    expect(await storedEvents()).toBe(7);
+  });
+
+  it("reads the single queue file of earlier versions as the oldest segment", async () => {
+    // As earlier versions left it: one file, with rows past the worker's mark.
+    const legacy = new SqliteDatabase(`${(db.sqlitePath as string).replace(/\.db$/, "")}.queue.db`);
+    legacy.pragma("journal_mode = WAL");
+    legacy.exec(`CREATE TABLE ingest_queue (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, project_id INTEGER NOT NULL,
+      key_id INTEGER NOT NULL, received_at INTEGER NOT NULL, kind TEXT NOT NULL,
+      body BLOB NOT NULL)`);
+    const insert = legacy.prepare(
+      "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
+    );
+    for (let i = 0; i < 3; i++) {
+      const e = envelope();
+      insert.run(e.projectId, e.keyId, e.receivedAt, e.kind, e.body);
+    }
+    legacy.close();
+
+    writer = await openQueueWriter(db);
     expect((await writer.backlog()).envelopes).toBe(3);
+    await enqueue(writer, 1);
+    expect(segments().map((s) => s.seq)).toEqual([0, 1]);
+    reader = await openQueueReader(db);
+    expect(await new IngestWorker(reader, { batchSize: 100 }).drain()).toBe(4);
+    expect(await storedEvents()).toBe(4);
   });
 });

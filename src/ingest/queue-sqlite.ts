@@ -1,6 +1,5 @@
-import path from "node:path";
 import type SqliteDatabase from "better-sqlite3";
-import { type Db, openSqlite } from "../db/connection";
+import type { Db } from "../db/connection";
 import { env } from "../env";
 import { GroupCommit } from "./group-commit";
 import {
@@ -11,35 +10,35 @@ import {
   type QueueWriter,
   type RawEnvelope,
 } from "./queue";
+import {
+  createSegment,
+  maxQueueId,
+  openSegment,
+  queueSegments,
+  removeSegment,
+  type SegmentFile,
+  segmentFile,
+} from "./queue-segments";
 
 /**
- * The SQLite queue lives in a file of its own beside the database. Accepting then never
- * waits on the worker's write transactions (SQLite has one writer per file), which keeps
- * ingest latency flat while events are stored.
+ * The SQLite queue: segment files beside the database (see queue-segments.ts), written only
+ * by the accepting thread, read and deleted by the worker. Accepting then never waits on the
+ * worker's write transactions (SQLite has one writer per file), which keeps ingest latency
+ * flat while events are stored.
  *
- * Exactly-once across two files: the worker records the id of the last envelope it handled
- * in `worker_state` of the main database, in the same transaction as the envelope's
- * effects. Queue rows up to that mark are done; the writer deletes them a slice per commit,
- * and whatever is left is skipped (and deleted) on the next start.
+ * Exactly-once across files: the worker records the id of the last envelope it handled in
+ * `worker_state` of the main database, in the same transaction as the envelope's effects.
+ * Rows up to that mark are done; a segment whose rows are all done is deleted whole.
  */
 const MARK = "sqlite_queue_mark";
 
-const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS ingest_queue (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  project_id INTEGER NOT NULL,
-  key_id INTEGER NOT NULL,
-  received_at INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  body BLOB NOT NULL
-)`;
-
-/** Rows deleted per commit at least, so a backlog of done rows goes even under light load. */
-const REMOVE_MIN = 256;
-
-export function queueFileFor(mainPath: string): string {
-  const { dir, name } = path.parse(mainPath);
-  return path.join(dir, `${name}.queue.db`);
-}
+/**
+ * A segment done this long is deleted by the worker. The writer closes its connection to a
+ * done segment when it next reads the mark (every 250 ms, backlog()); closing before the
+ * worker deletes keeps the writer from being the last connection, whose close would
+ * checkpoint the segment on the accepting thread.
+ */
+const RELEASE_GRACE_MS = 1000;
 
 async function readMark(db: Db): Promise<number> {
   const row = await db.kysely
@@ -60,95 +59,137 @@ interface QueueRow {
 }
 
 export async function openSqliteQueue(db: Db) {
-  if (!db.sqlitePath) throw new Error("SQLite queue needs a SQLite database");
-  const file = queueFileFor(db.sqlitePath);
-  // The queue is written once and read once: a small page cache is enough.
-  const sqlite: SqliteDatabase.Database = openSqlite(file, 4);
-  if (env().FAULTLINE_SQLITE_SYNC === "full") sqlite.pragma("synchronous = FULL");
-  sqlite.exec(CREATE_TABLE);
-
-  // If the queue file was lost or replaced, new ids must still be above the mark, or the
-  // worker would skip them as already done.
+  const mainPath = db.sqlitePath;
+  if (!mainPath) throw new Error("SQLite queue needs a SQLite database");
   const mark = await readMark(db);
-  const seq = sqlite.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'ingest_queue'").get() as
-    | { seq: number }
-    | undefined;
-  if ((seq?.seq ?? 0) < mark) {
-    sqlite.prepare("DELETE FROM sqlite_sequence WHERE name = 'ingest_queue'").run();
-    sqlite.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('ingest_queue', ?)").run(mark);
-  }
-  sqlite.prepare("DELETE FROM ingest_queue WHERE id <= ?").run(mark);
 
   return {
     writer(): QueueWriter {
-      // Automatic checkpoints run on the committing connection, here the accepting thread;
-      // the reader checkpoints instead (below). Without a worker nothing is deleted anyway,
-      // and the backlog bound caps the file.
-      sqlite.pragma("wal_autocheckpoint = 0");
-      const insert = sqlite.prepare(
-        "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
-      );
       // What this writer queued and the worker has not yet done, for the backlog bound;
-      // seeded from the file so a restart with a full queue still knows it is full.
+      // seeded from the segments so a restart with a full queue still knows it is full.
       const waiting = new Backlog();
-      const pending = sqlite
-        .prepare("SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id")
-        .all(mark) as { id: number; size: number }[];
-      for (const row of pending) waiting.push(row.id, row.size);
-      // Done rows are deleted here, by the only writer of this file, a bounded slice per
-      // commit. When the worker deleted them itself, its write lock made the accepting
-      // thread's commit wait in SQLite's busy handler (sleeps of 1, 2, 5… ms), and a worker
-      // at idle priority can be kept off the CPU while it holds that lock.
-      const removeDone = sqlite.prepare("DELETE FROM ingest_queue WHERE id > ? AND id <= ?");
-      let doneMark = mark;
-      let removedUpTo = mark;
-      const insertAll = sqlite.transaction((items: RawEnvelope[]) => {
-        for (const e of items) {
-          const { lastInsertRowid } = insert.run(
-            e.projectId,
-            e.keyId,
-            e.receivedAt,
-            e.kind,
-            e.body,
-          );
-          waiting.push(Number(lastInsertRowid), e.body.length);
-        }
-        if (doneMark > removedUpTo) {
-          const upTo = Math.min(doneMark, removedUpTo + Math.max(REMOVE_MIN, 2 * items.length));
-          removeDone.run(removedUpTo, upTo);
-          removedUpTo = upTo;
-        }
-      });
+      // Segments left by an earlier run stay open until the worker is done with them.
+      const retired: { sqlite: SqliteDatabase.Database; lastId: number }[] = [];
+      let lastId = mark;
+      let seq = 0;
+      for (const segment of queueSegments(mainPath)) {
+        const sqlite = openSegment(segment.file);
+        const pending = sqlite
+          .prepare("SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id")
+          .all(mark) as { id: number; size: number }[];
+        for (const row of pending) waiting.push(row.id, row.size);
+        const segmentLast = maxQueueId(sqlite);
+        lastId = Math.max(lastId, segmentLast);
+        seq = segment.seq;
+        if (pending.length > 0) retired.push({ sqlite, lastId: segmentLast });
+        // Nothing left to process: no one needs the files.
+        else removeSegment(segment.file, sqlite);
+      }
+
+      // Always a new segment: the files of an earlier run are only read from now on.
+      let current = startSegment(seq + 1, lastId);
+      function startSegment(n: number, after: number) {
+        const sqlite = createSegment(segmentFile(mainPath as string, n), after);
+        const insert = sqlite.prepare(
+          "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
+        );
+        let bytes = 0;
+        const insertAll = sqlite.transaction((items: RawEnvelope[]) => {
+          for (const e of items) {
+            const row = insert.run(e.projectId, e.keyId, e.receivedAt, e.kind, e.body);
+            lastId = Number(row.lastInsertRowid);
+            waiting.push(lastId, e.body.length);
+            bytes += e.body.length;
+          }
+        });
+        return { seq: n, sqlite, insertAll, written: () => bytes };
+      }
+
       const writer: QueueWriter = {
         enqueue: (envelope) => commits.add(envelope),
         backlog: async () => {
-          // Polled by the backpressure guard (every 250 ms): also how deletion learns the mark.
-          doneMark = await readMark(db);
-          return waiting.after(doneMark);
+          // Polled by the backpressure guard (every 250 ms): also how this writer learns
+          // which old segments it can let go of.
+          const done = await readMark(db);
+          for (let i = retired.length - 1; i >= 0; i--) {
+            const segment = retired[i] as (typeof retired)[number];
+            if (segment.lastId > done) continue;
+            segment.sqlite.close();
+            retired.splice(i, 1);
+          }
+          return waiting.after(done);
         },
         close: async () => {
           await commits.drain();
-          sqlite.close();
+          for (const segment of retired) segment.sqlite.close();
+          current.sqlite.close();
         },
       };
       // One commit per event-loop turn, of whatever arrived meanwhile. Spacing commits 2 ms
       // apart (larger groups) saved no throughput once processing ran at idle priority, and
       // cost ~0.7 ms of p50 at 5,000 req/s.
+      const segmentBytes = env().FAULTLINE_QUEUE_SEGMENT_BYTES;
       const commits = new GroupCommit<RawEnvelope>((items) => {
-        insertAll(items);
+        current.insertAll(items);
+        if (current.written() >= segmentBytes) {
+          retired.push({ sqlite: current.sqlite, lastId });
+          current = startSegment(current.seq + 1, lastId);
+        }
         writer.onCommitted?.();
       }, 1000);
       return writer;
     },
 
     reader(): QueueReader {
-      const sizes = sqlite.prepare(
-        "SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?",
-      );
-      const select = sqlite.prepare(
-        "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? AND id <= ? ORDER BY id",
-      );
-      const count = sqlite.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?");
+      const segments: ReaderSegment[] = [];
+      /** Opens segments the writer has started since the last look; false if none. */
+      const refresh = (): boolean => {
+        const newest = segments.at(-1)?.seq ?? -1;
+        let found = false;
+        for (const segment of queueSegments(mainPath)) {
+          if (segment.seq <= newest) continue;
+          segments.push(openReaderSegment(segment));
+          found = true;
+        }
+        return found;
+      };
+      refresh();
+      /** The last id of a segment that is not the newest, which no longer changes. */
+      const finalLastId = (segment: ReaderSegment): number | undefined => {
+        if (segment === segments.at(-1)) return undefined;
+        segment.lastId ??= maxQueueId(segment.sqlite);
+        return segment.lastId;
+      };
+      /** The first segment with rows past `after`, and how far the next batch reaches in it. */
+      const nextBatch = (after: number, limit: number) => {
+        for (let pass = 0; pass < 2; pass++) {
+          for (const segment of segments) {
+            const last = finalLastId(segment);
+            if (last !== undefined && last <= after) continue;
+            const upTo = lastIdWithinBytes(
+              segment.sizes.all(after, limit) as { id: number; size: number }[],
+            );
+            if (upTo !== undefined) return { segment, upTo };
+          }
+          // The newest segment known is exhausted: has the writer moved on?
+          if (!refresh()) return undefined;
+        }
+        return undefined;
+      };
+      /** Deletes segments done for a while (see RELEASE_GRACE_MS); never the newest. */
+      const releaseDone = (done: number) => {
+        const now = Date.now();
+        for (const segment of segments.slice(0, -1)) {
+          if ((finalLastId(segment) as number) > done) break;
+          segment.doneSince ??= now;
+        }
+        for (let oldest = segments[0]; oldest && oldest !== segments.at(-1); oldest = segments[0]) {
+          if (oldest.doneSince === undefined || now - oldest.doneSince < RELEASE_GRACE_MS) return;
+          removeSegment(oldest.file, oldest.sqlite);
+          segments.shift();
+        }
+      };
+
       // `done`: the last id whose effects are committed (the mark). `claimed`: the last id
       // handed to a batch. Batches are prepared concurrently (processor threads) but written
       // strictly in claim order, each only if the mark sits exactly where it starts, so the
@@ -156,13 +197,13 @@ export async function openSqliteQueue(db: Db) {
       let done = mark;
       let claimed = mark;
       let previousWrite: Promise<void> = Promise.resolve();
-      let batches = 0;
       return {
         async processBatch(limit, prepare, write) {
+          releaseDone(done);
           const from = claimed;
-          const upTo = lastIdWithinBytes(sizes.all(from, limit) as { id: number; size: number }[]);
-          if (upTo === undefined) return 0;
-          const rows = select.all(from, upTo) as QueueRow[];
+          const next = nextBatch(from, limit);
+          if (!next) return 0;
+          const rows = next.segment.select.all(from, next.upTo) as QueueRow[];
           const last = rows[rows.length - 1];
           if (!last) return 0;
           claimed = last.id;
@@ -185,9 +226,6 @@ export async function openSqliteQueue(db: Db) {
                 .execute();
             });
             done = last.id;
-            // Done rows are deleted by the writer (see writer()); a reader that wrote to this
-            // file would hold up accepting. A passive checkpoint takes no write lock.
-            if (++batches % 16 === 0) sqlite.pragma("wal_checkpoint(PASSIVE)");
             return rows.length;
           } catch (err) {
             // Everything after the mark is claimed again by the next batch.
@@ -198,13 +236,42 @@ export async function openSqliteQueue(db: Db) {
           }
         },
         async depth() {
-          return (count.get(done) as { n: number }).n;
+          let n = 0;
+          for (const segment of segments) n += (segment.count.get(done) as { n: number }).n;
+          return n;
         },
         async close() {
-          sqlite.close();
+          for (const segment of segments) segment.sqlite.close();
         },
       };
     },
+  };
+}
+
+interface ReaderSegment {
+  seq: number;
+  file: string;
+  sqlite: SqliteDatabase.Database;
+  sizes: SqliteDatabase.Statement;
+  select: SqliteDatabase.Statement;
+  count: SqliteDatabase.Statement;
+  lastId?: number;
+  doneSince?: number;
+}
+
+function openReaderSegment({ seq, file }: SegmentFile): ReaderSegment {
+  const sqlite = openSegment(file);
+  return {
+    seq,
+    file,
+    sqlite,
+    sizes: sqlite.prepare(
+      "SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?",
+    ),
+    select: sqlite.prepare(
+      "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? AND id <= ? ORDER BY id",
+    ),
+    count: sqlite.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?"),
   };
 }
 
