@@ -63,8 +63,8 @@ export function segmentFile(mainPath: string, seq: number): string {
 
 /** Opens (creating if need be) a segment. Nothing ever checkpoints it: see above. */
 export function openSegment(file: string): SqliteDatabase.Database {
-  // Written once and read once: a small page cache is enough.
-  const sqlite = openSqlite(file, 4);
+  // Written once and read once, in order: a small page cache is enough.
+  const sqlite = openSqlite(file, 1);
   if (env().FAULTLINE_SQLITE_SYNC === "full") sqlite.pragma("synchronous = FULL");
   sqlite.pragma("wal_autocheckpoint = 0");
   sqlite.exec(CREATE_TABLE);

@@ -70,6 +70,13 @@ export async function openSqliteQueue(db: Db) {
       const waiting = new Backlog();
       // Segments left by an earlier run stay open until the worker is done with them.
       const retired: { sqlite: SqliteDatabase.Database; lastId: number }[] = [];
+      // Kept open, without a page cache, so that the worker's connection is the last to
+      // close (see RELEASE_GRACE_MS); a backlog can span dozens of segments.
+      const retire = (sqlite: SqliteDatabase.Database, last: number) => {
+        sqlite.pragma("cache_size = 0");
+        sqlite.pragma("shrink_memory");
+        retired.push({ sqlite, lastId: last });
+      };
       let lastId = mark;
       let seq = 0;
       for (const segment of queueSegments(mainPath)) {
@@ -81,7 +88,7 @@ export async function openSqliteQueue(db: Db) {
         const segmentLast = maxQueueId(sqlite);
         lastId = Math.max(lastId, segmentLast);
         seq = segment.seq;
-        if (pending.length > 0) retired.push({ sqlite, lastId: segmentLast });
+        if (pending.length > 0) retire(sqlite, segmentLast);
         // Nothing left to process: no one needs the files.
         else removeSegment(segment.file, sqlite);
       }
@@ -132,7 +139,7 @@ export async function openSqliteQueue(db: Db) {
       const commits = new GroupCommit<RawEnvelope>((items) => {
         current.insertAll(items);
         if (current.written() >= segmentBytes) {
-          retired.push({ sqlite: current.sqlite, lastId });
+          retire(current.sqlite, lastId);
           current = startSegment(current.seq + 1, lastId);
         }
         writer.onCommitted?.();
@@ -141,14 +148,16 @@ export async function openSqliteQueue(db: Db) {
     },
 
     reader(): QueueReader {
+      // Every segment the writer has started, oldest first; a connection is opened only to
+      // read one (see connectionOf), so a backlog of many segments holds one page cache.
       const segments: ReaderSegment[] = [];
-      /** Opens segments the writer has started since the last look; false if none. */
+      /** Adds segments the writer has started since the last look; false if none. */
       const refresh = (): boolean => {
         const newest = segments.at(-1)?.seq ?? -1;
         let found = false;
         for (const segment of queueSegments(mainPath)) {
           if (segment.seq <= newest) continue;
-          segments.push(openReaderSegment(segment));
+          segments.push({ ...segment });
           found = true;
         }
         return found;
@@ -157,7 +166,7 @@ export async function openSqliteQueue(db: Db) {
       /** The last id of a segment that is not the newest, which no longer changes. */
       const finalLastId = (segment: ReaderSegment): number | undefined => {
         if (segment === segments.at(-1)) return undefined;
-        segment.lastId ??= maxQueueId(segment.sqlite);
+        segment.lastId ??= maxQueueId(connectionOf(segment).sqlite);
         return segment.lastId;
       };
       /** The first segment with rows past `after`, and how far the next batch reaches in it. */
@@ -167,7 +176,7 @@ export async function openSqliteQueue(db: Db) {
             const last = finalLastId(segment);
             if (last !== undefined && last <= after) continue;
             const upTo = lastIdWithinBytes(
-              segment.sizes.all(after, limit) as { id: number; size: number }[],
+              connectionOf(segment).sizes.all(after, limit) as { id: number; size: number }[],
             );
             if (upTo !== undefined) return { segment, upTo };
           }
@@ -185,7 +194,7 @@ export async function openSqliteQueue(db: Db) {
         }
         for (let oldest = segments[0]; oldest && oldest !== segments.at(-1); oldest = segments[0]) {
           if (oldest.doneSince === undefined || now - oldest.doneSince < RELEASE_GRACE_MS) return;
-          removeSegment(oldest.file, oldest.sqlite);
+          removeSegment(oldest.file, connectionOf(oldest).sqlite);
           segments.shift();
         }
       };
@@ -203,7 +212,7 @@ export async function openSqliteQueue(db: Db) {
           const from = claimed;
           const next = nextBatch(from, limit);
           if (!next) return 0;
-          const rows = next.segment.select.all(from, next.upTo) as QueueRow[];
+          const rows = connectionOf(next.segment).select.all(from, next.upTo) as QueueRow[];
           const last = rows[rows.length - 1];
           if (!last) return 0;
           claimed = last.id;
@@ -237,33 +246,36 @@ export async function openSqliteQueue(db: Db) {
         },
         async depth() {
           let n = 0;
-          for (const segment of segments) n += (segment.count.get(done) as { n: number }).n;
+          for (const segment of segments) {
+            n += (connectionOf(segment).count.get(done) as { n: number }).n;
+          }
           return n;
         },
         async close() {
-          for (const segment of segments) segment.sqlite.close();
+          for (const segment of segments) segment.connection?.sqlite.close();
         },
       };
     },
   };
 }
 
-interface ReaderSegment {
-  seq: number;
-  file: string;
-  sqlite: SqliteDatabase.Database;
-  sizes: SqliteDatabase.Statement;
-  select: SqliteDatabase.Statement;
-  count: SqliteDatabase.Statement;
+interface ReaderSegment extends SegmentFile {
+  connection?: ReaderConnection;
   lastId?: number;
   doneSince?: number;
 }
 
-function openReaderSegment({ seq, file }: SegmentFile): ReaderSegment {
-  const sqlite = openSegment(file);
-  return {
-    seq,
-    file,
+interface ReaderConnection {
+  sqlite: SqliteDatabase.Database;
+  sizes: SqliteDatabase.Statement;
+  select: SqliteDatabase.Statement;
+  count: SqliteDatabase.Statement;
+}
+
+function connectionOf(segment: ReaderSegment): ReaderConnection {
+  if (segment.connection) return segment.connection;
+  const sqlite = openSegment(segment.file);
+  segment.connection = {
     sqlite,
     sizes: sqlite.prepare(
       "SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?",
@@ -273,6 +285,7 @@ function openReaderSegment({ seq, file }: SegmentFile): ReaderSegment {
     ),
     count: sqlite.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?"),
   };
+  return segment.connection;
 }
 
 function toEnvelope(row: QueueRow): QueuedEnvelope {
