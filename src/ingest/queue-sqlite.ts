@@ -68,10 +68,10 @@ export async function openSqliteQueue(db: Db) {
       // What this writer queued and the worker has not yet done, for the backlog bound;
       // seeded from the segments so a restart with a full queue still knows it is full.
       const waiting = new Backlog();
-      // Segments left by an earlier run stay open until the worker is done with them.
+      // Segments this writer has left (or an earlier run left with work in them): kept open
+      // until the worker is done with them, so that the worker's connection is the last to
+      // close (see RELEASE_GRACE_MS), and without a page cache, as a backlog can span dozens.
       const retired: { sqlite: SqliteDatabase.Database; lastId: number }[] = [];
-      // Kept open, without a page cache, so that the worker's connection is the last to
-      // close (see RELEASE_GRACE_MS); a backlog can span dozens of segments.
       const retire = (sqlite: SqliteDatabase.Database, last: number) => {
         sqlite.pragma("cache_size = 0");
         sqlite.pragma("shrink_memory");
