@@ -128,6 +128,30 @@ describe("SQLite queue segments", () => {
     expect(queueBytes()).toBeLessThan(64 * 1024);
   });
 
+  it("lets go of the last segment once it is done and idle, so a quiet server keeps no queue file", async () => {
+    writer = await openQueueWriter(db);
+    reader = await openQueueReader(db);
+    const worker = new IngestWorker(reader, { batchSize: 100 });
+    await enqueue(writer, 1); // below the segment size: no new segment yet
+    expect(await worker.drain()).toBe(1);
+    await writer.backlog();
+    expect(segments().map((s) => s.seq)).toEqual([1]);
+
+    await new Promise((r) => setTimeout(r, 5100));
+    await writer.backlog();
+    expect(segments().map((s) => s.seq)).toEqual([1, 2]);
+    // The worker finds the new segment, marks the old one done, and deletes it a second later.
+    await worker.runOnce();
+    await worker.runOnce();
+    await new Promise((r) => setTimeout(r, 1100));
+    await worker.runOnce();
+    expect(segments().map((s) => s.seq)).toEqual([2]);
+
+    await enqueue(writer, 1);
+    expect(await worker.drain()).toBe(1);
+    expect(await storedEvents()).toBe(2);
+  });
+
   it("after a restart, reads what earlier runs left in their segments, exactly once", async () => {
     writer = await openQueueWriter(db);
     for (let i = 0; i < 3; i++) await enqueue(writer, 2);
