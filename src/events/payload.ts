@@ -25,6 +25,7 @@ import type { NormalizedEvent } from "./types";
  */
 const RAW_BROTLI = 0x07;
 const NORMALIZED_BROTLI = 0x06;
+const RAW_MARKER = Buffer.from([RAW_BROTLI]);
 /** Above this many bytes, quality 1: nearly as fast there, and smaller. */
 const LARGE_EVENT = 16 * 1024;
 
@@ -38,10 +39,7 @@ export function encodeRawEvent(json: Buffer): Buffer {
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: json.length,
     },
   });
-  const out = Buffer.allocUnsafe(compressed.length + 1);
-  out[0] = RAW_BROTLI;
-  compressed.copy(out, 1);
-  return out;
+  return Buffer.concat([RAW_MARKER, compressed]);
 }
 
 /** What a stored event row holds besides the payload that normalization depends on. */
