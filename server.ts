@@ -6,6 +6,7 @@ import { isCrossOriginServerAction } from "./src/auth/cross-origin-action";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
+import { FALLBACK_AUTOCHECKPOINT_PAGES } from "./src/db/wal-checkpointer";
 import { env } from "./src/env";
 import { handleIngest, matchIngestRoute, send } from "./src/ingest/accept";
 import { type IngestService, startIngest } from "./src/ingest/ingest-service";
@@ -34,7 +35,12 @@ async function main(): Promise<void> {
   const runsWeb = role === "all" || role === "web";
   const runsWorkers = (role === "all" || role === "worker") && config.FAULTLINE_WORKERS > 0;
 
-  const db = openDb();
+  // Where this process runs the worker, its checkpoint thread copies the WAL into the
+  // database; the accepting thread would otherwise do it whenever one of its commits found
+  // the WAL past SQLite's default of 1,000 pages, holding up every request meanwhile.
+  const db = openDb(undefined, {
+    sqliteAutoCheckpointPages: runsWorkers ? FALLBACK_AUTOCHECKPOINT_PAGES : undefined,
+  });
   setDb(db);
   const applied = await migrateToLatest(db);
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);

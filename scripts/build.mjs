@@ -10,6 +10,7 @@ await build({
     server: "server.ts",
     "worker-thread": "src/ingest/worker-thread.ts",
     "processor-thread": "src/ingest/processor-thread.ts",
+    "checkpoint-thread": "src/db/checkpoint-thread.ts",
     migrate: "scripts/migrate.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
     "seed-demo": "scripts/seed-demo.ts",

@@ -25,8 +25,8 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
     const workerOnly = await startServer({ env: { ...env, FAULTLINE_ROLE: "worker" } });
     servers.push(workerOnly);
     const pid = (s: RunningServer) => s.process.pid as number;
-    // The worker thread and its processor thread.
-    await waitFor(() => idleThreads(pid(all)) === 2, 15_000, "two threads at SCHED_IDLE");
+    // The worker thread, its processor thread and its WAL checkpoint thread.
+    await waitFor(() => idleThreads(pid(all)) === 3, 15_000, "three threads at SCHED_IDLE");
     // By now the worker-only process has started the same threads (it listens only after
     // its worker thread is ready, and the processor thread starts with it).
     await new Promise((r) => setTimeout(r, 1000));

@@ -35,7 +35,11 @@ export function resolveDatabaseUrl(url: string | undefined = env().DATABASE_URL)
   throw new Error(`DATABASE_URL must start with postgres://, postgresql:// or file: (got ${url})`);
 }
 
-export function openSqlite(file: string, cacheMiB = 16): SqliteDatabase.Database {
+export function openSqlite(
+  file: string,
+  cacheMiB = 16,
+  autoCheckpointPages?: number,
+): SqliteDatabase.Database {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma("journal_mode = WAL");
@@ -45,16 +49,23 @@ export function openSqlite(file: string, cacheMiB = 16): SqliteDatabase.Database
   // Per connection; Faultline opens up to four (accept and worker, database and queue).
   sqlite.pragma(`cache_size = -${cacheMiB * 1024}`);
   sqlite.pragma("temp_store = MEMORY");
+  if (autoCheckpointPages !== undefined)
+    sqlite.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
   return sqlite;
 }
 
 export function openDb(
   url?: string,
-  opts: { poolSize?: number; sqliteCacheMiB?: number } = {},
+  opts: {
+    poolSize?: number;
+    sqliteCacheMiB?: number;
+    /** SQLite's default is 1000 pages; see src/db/wal-checkpointer.ts. */
+    sqliteAutoCheckpointPages?: number;
+  } = {},
 ): Db {
   const { dialect, target } = resolveDatabaseUrl(url);
   if (dialect === "sqlite") {
-    const sqlite = openSqlite(target, opts.sqliteCacheMiB);
+    const sqlite = openSqlite(target, opts.sqliteCacheMiB, opts.sqliteAutoCheckpointPages);
     const kysely = new Kysely<Database>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
     });

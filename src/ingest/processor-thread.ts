@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { env } from "../env";
 import { processEnvelopes, type TransferredBatch, toTransferred } from "./process";
 import type { QueuedEnvelope } from "./queue";
 import { lowerThreadPriority } from "./thread-priority";
@@ -17,7 +18,7 @@ export type ProcessResponse =
   | { id: number; ok: true; batch: TransferredBatch }
   | { id: number; ok: false; error: string };
 
-lowerThreadPriority();
+lowerThreadPriority(env().FAULTLINE_ROLE);
 
 parentPort?.on("message", (request: ProcessRequest) => {
   let response: ProcessResponse;

@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
-import { env } from "../env";
 
 /**
  * Lowers the CPU priority of the calling thread, so that when the cores are busy, answering
@@ -20,8 +19,8 @@ import { env } from "../env";
  * idle: draining 100k queued errors with one processor thread ran at ~2,500 events/s at
  * SCHED_IDLE and 4,160 at normal priority.
  */
-export function lowerThreadPriority(): void {
-  if (env().FAULTLINE_ROLE === "worker") return;
+export function lowerThreadPriority(role: string): void {
+  if (role === "worker") return;
   let tid: number;
   try {
     tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../db/connection";
+import { FALLBACK_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "../db/wal-checkpointer";
 import { env } from "../env";
 import { startRetention } from "../maintenance/retention";
 import { ProcessorPool } from "./processor-pool";
@@ -13,12 +14,19 @@ import { IngestWorker } from "./worker";
  * runs on the second core while the main thread accepts. Messages: "wake", "stop".
  */
 async function main(): Promise<void> {
-  lowerThreadPriority();
+  lowerThreadPriority(env().FAULTLINE_ROLE);
   // The default 16 MB page cache filled up and stayed as RSS without speeding the store
   // stage: each batch touches pages all over the random-keyed indexes (event and trace ids)
   // and writes them to the WAL anyway. Draining 190k queued errors ran as fast with 2 MB,
   // with ~19 MB less memory.
-  const db = openDb(undefined, { sqliteCacheMiB: 4 });
+  const db = openDb(undefined, {
+    sqliteCacheMiB: 4,
+    sqliteAutoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES,
+  });
+  const checkpointer = db.sqlitePath
+    ? new WalCheckpointer(db.sqlitePath, env().FAULTLINE_ROLE)
+    : undefined;
+  checkpointer?.start();
   const reader = await openQueueReader(db);
   const count = env().FAULTLINE_PROCESSORS;
   const processors = count > 0 ? new ProcessorPool(count) : undefined;
@@ -45,6 +53,7 @@ async function main(): Promise<void> {
       await worker.stop();
       await processors?.stop();
       await reader.close();
+      await checkpointer?.stop();
       await db.close();
       parentPort?.postMessage("stopped");
       parentPort?.close();
