@@ -25,6 +25,11 @@ import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes"
 // first use, which happens in the tests below.
 process.env.FAULTLINE_QUEUE_SEGMENT_BYTES = String(8 * 1024);
 
+async function waitForFile(file: string): Promise<void> {
+  for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(fs.existsSync(file)).toBe(true);
+}
+
 describe("SQLite queue segments", () => {
   let database: TestDatabase;
   let db: Db;
@@ -95,6 +100,31 @@ describe("SQLite queue segments", () => {
     await enqueue(writer, 1);
     expect(await worker.drain()).toBe(1);
     expect(await storedEvents()).toBe(9);
+  });
+
+  it("starts a segment from a file prepared ahead, which the reader never takes for one", async () => {
+    writer = await openQueueWriter(db);
+    reader = await openQueueReader(db);
+    const spare = (db.sqlitePath as string).replace(/\.db$/, ".queue.spare.db");
+    // Segment 1 took the first spare; the next is written in the background.
+    await new Promise((r) => setTimeout(r, 200));
+    const spareInode = fs.statSync(spare).ino;
+    expect(segments().map((s) => s.seq)).toEqual([1]);
+
+    await enqueue(writer, 2);
+    // The new segment is the prepared file, renamed; another is being prepared meanwhile.
+    expect(segments().map((s) => s.seq)).toEqual([1, 2]);
+    expect(fs.statSync((segments()[1] as { file: string }).file).ino).toBe(spareInode);
+    await waitForFile(spare);
+
+    await enqueue(writer, 3);
+    const worker = new IngestWorker(reader, { batchSize: 100 });
+    expect(await worker.drain()).toBe(5);
+    expect(await storedEvents()).toBe(5);
+
+    await writer.close();
+    writer = undefined;
+    expect(fs.existsSync(spare)).toBe(false);
   });
 
   it("gives the disk back after a steady stream, where one file's WAL kept every envelope", async () => {

@@ -17,6 +17,7 @@ import {
   queueSegments,
   removeSegment,
   type SegmentFile,
+  SpareSegment,
   segmentFile,
 } from "./queue-segments";
 
@@ -96,9 +97,12 @@ export async function openSqliteQueue(db: Db) {
       }
 
       // Always a new segment: the files of an earlier run are only read from now on.
+      const spare = new SpareSegment(mainPath);
       let current = startSegment(seq + 1, lastId);
       function startSegment(n: number, after: number) {
-        const sqlite = createSegment(segmentFile(mainPath as string, n), after);
+        const file = segmentFile(mainPath as string, n);
+        spare.take(file);
+        const sqlite = createSegment(file, after);
         const insert = sqlite.prepare(
           "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
         );
@@ -138,6 +142,7 @@ export async function openSqliteQueue(db: Db) {
           await commits.drain();
           for (const segment of retired) segment.sqlite.close();
           current.sqlite.close();
+          await spare.close();
         },
       };
       // One commit per event-loop turn, of whatever arrived meanwhile. Spacing commits 2 ms
