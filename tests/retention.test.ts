@@ -207,6 +207,20 @@ describe.each(await testDialects())("retention on $name", ({ create }) => {
     expect(await count("issues", p)).toBe(0);
   });
 
+  it("deletes a block of events once its newest event is past retention", async () => {
+    const p = await project("p", 30);
+    const block = (daysAgo: number) =>
+      db.kysely
+        .insertInto("event_blocks")
+        .values({ project_id: p, received_at: NOW - daysAgo * DAY, payload: Buffer.from([1]) })
+        .execute();
+    await block(31);
+    await block(29);
+    expect(await runRetention(db, { now: NOW, pauseMs: 0 })).toEqual({ event_blocks: 1 });
+    const left = await db.kysely.selectFrom("event_blocks").select("received_at").execute();
+    expect(left.map((b) => Number(b.received_at))).toEqual([NOW - 29 * DAY]);
+  });
+
   it("runs over a declared table list and deletes the files its rows name", async () => {
     const p = await project("files", 1);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-retention-"));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
+import { loadEventBlocks } from "../src/events/blocks";
 import { decodeStoredEvent } from "../src/events/payload";
 import {
   openQueueReader,
@@ -77,14 +78,20 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
       .selectAll()
       .orderBy("id")
       .executeTakeFirstOrThrow();
-    const stored = decodeStoredEvent(row);
+    const stored = decodeStoredEvent(row, await loadEventBlocks(db, [row]));
     const original = base.exception.values.at(-1)?.stacktrace.frames.length;
     expect(stored.exception?.values.at(-1)?.stacktrace?.frames.length).toBe(original);
     expect(stored.breadcrumbs.length).toBe(
       ((base.breadcrumbs as unknown[] | undefined) ?? []).length,
     );
     expect(stored.tags.length).toBe(Object.keys((base.tags as object | undefined) ?? {}).length);
-    expect(row.payload.length).toBeLessThan(JSON.stringify(stored).length);
+    // The three events of the batch share one compressed block; each row points into it.
+    const blocks = await db.kysely.selectFrom("event_blocks").selectAll().execute();
+    expect(blocks).toHaveLength(1);
+    expect(row.payload.length).toBe(17);
+    expect((blocks[0] as { payload: Buffer }).payload.length).toBeLessThan(
+      JSON.stringify(stored).length,
+    );
   });
 
   it("counts distinct users per issue", async () => {

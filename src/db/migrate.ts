@@ -7,6 +7,7 @@ import * as m004 from "./migrations/004-traces-logs";
 import * as m005 from "./migrations/005-protocol-items";
 import * as m006 from "./migrations/006-issue-tags";
 import * as m007 from "./migrations/007-retention";
+import * as m008 from "./migrations/008-event-blocks";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "005-protocol-items": m005,
   "006-issue-tags": m006,
   "007-retention": m007,
+  "008-event-blocks": m008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -13,6 +13,7 @@ export interface Database {
   issue_users: IssueUserTable;
   issue_tags: IssueTagTable;
   events: EventTable;
+  event_blocks: EventBlockTable;
   outcomes: OutcomeTable;
   ingest_queue: IngestQueueTable;
   worker_state: WorkerStateTable;
@@ -112,7 +113,19 @@ export interface EventTable {
   platform: string | null;
   user_key: string | null;
   trace_id: string | null;
-  /** The event as the SDK sent it, compressed; normalized when read (older rows: normalized JSON; see src/events/payload.ts). */
+  /**
+   * The event as the SDK sent it, compressed, or where it lies in its `event_blocks` row;
+   * normalized when read (older rows: normalized JSON; see src/events/payload.ts).
+   */
+  payload: Buffer;
+}
+
+/** Events of one project and batch, compressed together (see src/events/payload.ts). */
+export interface EventBlockTable {
+  id: Generated<number>;
+  project_id: number;
+  /** The newest of its events': retention deletes the block after all of them. */
+  received_at: number;
   payload: Buffer;
 }
 

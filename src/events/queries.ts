@@ -1,4 +1,5 @@
 import type { Db } from "../db/connection";
+import { loadEventBlocks } from "./blocks";
 import { decodeStoredEvent } from "./payload";
 import type { NormalizedEvent } from "./types";
 
@@ -22,11 +23,12 @@ export async function listIssueEvents(
     .orderBy("id", "desc")
     .limit(Math.min(limit, 1000))
     .execute();
+  const blocks = await loadEventBlocks(db, rows);
   return rows.map((r) => ({
     id: r.id,
     issueId: r.issue_id,
     projectId: r.project_id,
-    event: decodeStoredEvent(r),
+    event: decodeStoredEvent(r, blocks),
   }));
 }
 

@@ -1,7 +1,8 @@
-import { encodeRawEvent } from "../events/payload";
+import { encodeRawEvent, LARGE_EVENT } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import { addAttachment } from "./attachments";
 import { addCheckIn } from "./check-ins";
+import { type BlockSlice, type EventBlock, packEventBlocks } from "./event-blocks";
 import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { type FramedItem, frameEnvelope } from "./frame";
@@ -40,11 +41,17 @@ export interface StorableEvent {
   event: EventSummary;
   grouping: Grouping;
   userKey: string | undefined;
-  payload: Buffer;
+  /** Compressed on its own (events over LARGE_EVENT); the others are in a block. */
+  payload?: Buffer;
+  /** Where the event lies in `StorableBatch.blocks` (see event-blocks.ts). */
+  slice?: BlockSlice;
+  /** The SDK's bytes until packEventBlocks puts them in a block. */
+  raw?: Buffer;
 }
 
 export interface StorableBatch {
   events: StorableEvent[];
+  blocks: EventBlock[];
   spans: StorableSpan[];
   logs: StorableLog[];
   outcomes: OutcomeCounter;
@@ -57,6 +64,7 @@ export type TransferredBatch = Omit<StorableBatch, "outcomes"> & { outcomes: Out
 export function emptyBatch(): StorableBatch {
   return {
     events: [],
+    blocks: [],
     spans: [],
     logs: [],
     items: emptyProtocolItems(),
@@ -70,10 +78,16 @@ export function toTransferred(batch: StorableBatch): TransferredBatch {
 
 /** Appends a processor thread's share of a batch, in order, to the batch being assembled. */
 export function mergeTransferred(into: StorableBatch, from: TransferredBatch): void {
+  // Buffers arrive as plain Uint8Arrays after cloning.
+  const asBuffer = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const firstBlock = into.blocks.length;
+  for (const block of from.blocks) into.blocks.push({ ...block, payload: asBuffer(block.payload) });
   for (const e of from.events) {
-    // Buffers arrive as plain Uint8Arrays after cloning.
-    const payload = Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength);
-    into.events.push({ ...e, payload });
+    into.events.push({
+      ...e,
+      payload: e.payload && asBuffer(e.payload),
+      slice: e.slice && { ...e.slice, block: e.slice.block + firstBlock },
+    });
   }
   // Loops, not push(...): a batch can hold more spans than a call takes arguments.
   for (const span of from.spans) into.spans.push(span);
@@ -99,6 +113,7 @@ export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
       );
     }
   }
+  packEventBlocks(batch);
   return batch;
 }
 
@@ -238,7 +253,7 @@ function addEvent(
     event: summarize(event),
     grouping: groupEvent(event),
     userKey: userKey(event.user),
-    payload: encodeRawEvent(json),
+    ...(json.length > LARGE_EVENT ? { payload: encodeRawEvent(json) } : { raw: json }),
   });
 }
 

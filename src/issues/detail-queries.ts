@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Db } from "../db/connection";
+import { loadEventBlocks } from "../events/blocks";
 import { decodeStoredEvent } from "../events/payload";
 import type { NormalizedEvent } from "../events/types";
 import type { IssueRow } from "./queries";
@@ -137,11 +138,12 @@ export async function findIssueEvent(
     : query.orderBy("timestamp", "desc").orderBy("id", "desc").limit(1);
   const row = await query.executeTakeFirst();
   if (!row) return undefined;
-  const [older, newer] = await Promise.all([
+  const [older, newer, blocks] = await Promise.all([
     neighbour(db, issue.id, row, "older"),
     neighbour(db, issue.id, row, "newer"),
+    loadEventBlocks(db, [row]),
   ]);
-  return { event: decodeStoredEvent(row), older, newer };
+  return { event: decodeStoredEvent(row, blocks), older, newer };
 }
 
 /** Ordered by (timestamp, id), like the latest-event query, so ties still step one by one. */

@@ -23,6 +23,8 @@ export interface RetentionTable {
 /** Tables whose old rows go, each with the column its rows' age is read from. */
 export const RETENTION_TABLES: RetentionTable[] = [
   { table: "events", timeColumn: "received_at" },
+  // After the events: a block goes once its newest event is past the cutoff.
+  { table: "event_blocks", timeColumn: "received_at" },
   { table: "spans", timeColumn: "start_timestamp" },
   { table: "log_items", timeColumn: "timestamp" },
   { table: "check_ins", timeColumn: "received_at" },
@@ -70,6 +72,8 @@ export async function runRetention(
     const cutoff = now - Math.max(1, project.retention_days) * DAY;
     for (const t of tables) {
       await job.deleteOld(t, project.id, cutoff);
+      // In table order or not at all: event_blocks only once the events are gone.
+      if (job.stopped) return summary;
     }
     await job.deleteIssues(project.id, cutoff);
     if (job.stopped) break;

@@ -1,4 +1,5 @@
 import type { Db } from "../db/connection";
+import { loadEventBlocks } from "../events/blocks";
 import { decodeStoredEvent } from "../events/payload";
 
 /** Reads of one trace: its spans and the errors linked to it (events.trace_id). */
@@ -95,8 +96,9 @@ export async function traceErrors(
     .orderBy("id")
     .limit(MAX_TRACE_ERRORS)
     .execute();
+  const blocks = await loadEventBlocks(db, rows);
   return rows.map(({ payload, received_at, ...row }) => {
-    const event = decodeStoredEvent({ payload, received_at, event_id: row.event_id });
+    const event = decodeStoredEvent({ payload, received_at, event_id: row.event_id }, blocks);
     const trace = event.contexts.trace as { span_id?: unknown } | undefined;
     const spanId = trace?.span_id;
     return {
