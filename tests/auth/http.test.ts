@@ -1,5 +1,5 @@
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../../src/auth/permissions";
 import { accountsDb } from "../../src/auth/tables";
 import { openDb } from "../../src/db/connection";
@@ -30,6 +30,11 @@ const dbUrl = () => `file:${path.join(server.dataDir, "faultline.db")}`;
 
 beforeAll(async () => {
   server = await startServer();
+});
+
+// An action that fails answers with only a digest; the reason is in the server's log.
+afterEach((context) => {
+  if (context.task.result?.state === "fail") console.log(server?.logs().slice(-6000));
 });
 
 afterAll(async () => {
