@@ -32,7 +32,17 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
           .rows[0]?.schema
       : undefined;
   const migrator = new Migrator({ db: db.kysely, provider, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error)
+      return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+    // Kysely checks for its bookkeeping table by listing the tables of every schema; another
+    // schema dropped meanwhile fails that listing with invalid_schema_name (3F000), before
+    // any migration ran. Seen in CI, where test files drop their schemas as others migrate.
+    if (attempt < 5 && (error as { code?: unknown }).code === "3F000") {
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(String(error));
+  }
 }

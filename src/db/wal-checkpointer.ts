@@ -30,6 +30,10 @@ export class WalCheckpointer {
       resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
     });
     thread.on("error", (err) => console.error("[checkpoint] thread error:", err));
+    // A thread that died (the error above) has nothing to stop; the fallback checkpoints.
+    thread.once("exit", () => {
+      if (this.thread === thread) this.thread = undefined;
+    });
     thread.unref();
     this.thread = thread;
   }
