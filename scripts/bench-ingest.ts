@@ -24,7 +24,7 @@ import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { openDb } from "../src/db/connection";
-import { queueSegments } from "../src/ingest/queue-segments";
+import { maxQueueId, queueSegments } from "../src/ingest/queue-segments";
 import { TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { processThreads, SCHED_IDLE } from "../tests/helpers/threads";
@@ -174,11 +174,7 @@ function newestQueueId(mainPath: string): number {
       continue; // deleted by the worker meanwhile
     }
     try {
-      const id = (
-        queue.prepare("SELECT max(id) AS id FROM ingest_queue").get() as {
-          id: number | null;
-        }
-      ).id;
+      const id = maxQueueId(queue);
       if (id) return id;
     } finally {
       queue.close();

@@ -1,5 +1,5 @@
 import type { Db } from "../db/connection";
-import { blockIdOf, decodeEventBlock, type EventBlocks } from "./payload";
+import { decodeEventBlock, type EventBlocks, parseBlockSlice } from "./payload";
 
 /**
  * The decompressed blocks the given event rows point into (see payload.ts), for
@@ -12,8 +12,8 @@ export async function loadEventBlocks(
 ): Promise<EventBlocks> {
   const ids = new Set<number>();
   for (const row of rows) {
-    const id = blockIdOf(row.payload);
-    if (id !== undefined) ids.add(id);
+    const slice = parseBlockSlice(row.payload);
+    if (slice) ids.add(slice.blockId);
   }
   const blocks = new Map<number, Buffer>();
   if (ids.size === 0) return blocks;

@@ -88,7 +88,7 @@ export class SpareSegment {
   constructor(mainPath: string) {
     const { dir, name } = path.parse(mainPath);
     this.file = path.join(dir, `${name}.queue.spare.db`);
-    for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${this.file}${suffix}`, { force: true });
+    removeSegmentFiles(this.file);
     // Closed as its only connection, the file keeps WAL mode and the table, and no WAL.
     openSegment(this.file).close();
     this.template = fs.readFileSync(this.file);
@@ -138,8 +138,12 @@ export function maxQueueId(sqlite: SqliteDatabase.Database): number {
  * file about to be deleted (300 ms here); on unlinked files the close took 11-13 ms.
  */
 export function removeSegment(file: string, sqlite: SqliteDatabase.Database): void {
-  for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
+  removeSegmentFiles(file);
   sqlite.close();
+}
+
+function removeSegmentFiles(file: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
 }
 
 function escapeRegExp(text: string): string {
