@@ -9,7 +9,7 @@ import {
   type QueueReader,
   type QueueWriter,
 } from "../src/ingest/queue";
-import { queueSegments } from "../src/ingest/queue-segments";
+import { queueSegments, SpareSegment, segmentFile } from "../src/ingest/queue-segments";
 import { IngestWorker } from "../src/ingest/worker";
 import { sqliteDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
@@ -24,11 +24,6 @@ import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes"
 // ~5 KB envelopes: a segment takes two of them, then the next one starts. Read by env() on
 // first use, which happens in the tests below.
 process.env.FAULTLINE_QUEUE_SEGMENT_BYTES = String(8 * 1024);
-
-async function waitForFile(file: string): Promise<void> {
-  for (let i = 0; i < 100 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
-  expect(fs.existsSync(file)).toBe(true);
-}
 
 describe("SQLite queue segments", () => {
   let database: TestDatabase;
@@ -103,28 +98,35 @@ describe("SQLite queue segments", () => {
   });
 
   it("starts a segment from a file prepared ahead, which the reader never takes for one", async () => {
+    const mainPath = db.sqlitePath as string;
+    const spare = new SpareSegment(mainPath);
+    const file = mainPath.replace(/\.db$/, ".queue.spare.db");
+    expect(queueSegments(mainPath)).toEqual([]);
+
+    const first = fs.statSync(file).ino;
+    expect(spare.take(segmentFile(mainPath, 1))).toBe(true);
+    // The segment is the prepared file, renamed; the next one is still being written.
+    expect(fs.statSync(segmentFile(mainPath, 1)).ino).toBe(first);
+    expect(spare.take(segmentFile(mainPath, 2))).toBe(false);
+    await spare.prepared();
+    expect(spare.take(segmentFile(mainPath, 2))).toBe(true);
+    expect(queueSegments(mainPath).map((s) => s.seq)).toEqual([1, 2]);
+    await spare.prepared();
+    await spare.close();
+    expect(fs.existsSync(file)).toBe(false);
+    for (const s of queueSegments(mainPath)) fs.rmSync(s.file);
+
+    // The writer starts its segments so, and they read as any other.
     writer = await openQueueWriter(db);
     reader = await openQueueReader(db);
-    const spare = (db.sqlitePath as string).replace(/\.db$/, ".queue.spare.db");
-    // Segment 1 took the first spare; the next is written in the background.
-    await new Promise((r) => setTimeout(r, 200));
-    const spareInode = fs.statSync(spare).ino;
-    expect(segments().map((s) => s.seq)).toEqual([1]);
-
     await enqueue(writer, 2);
-    // The new segment is the prepared file, renamed; another is being prepared meanwhile.
-    expect(segments().map((s) => s.seq)).toEqual([1, 2]);
-    expect(fs.statSync((segments()[1] as { file: string }).file).ino).toBe(spareInode);
-    await waitForFile(spare);
-
     await enqueue(writer, 3);
     const worker = new IngestWorker(reader, { batchSize: 100 });
     expect(await worker.drain()).toBe(5);
     expect(await storedEvents()).toBe(5);
-
     await writer.close();
     writer = undefined;
-    expect(fs.existsSync(spare)).toBe(false);
+    expect(fs.existsSync(file)).toBe(false);
   });
 
   it("gives the disk back after a steady stream, where one file's WAL kept every envelope", async () => {

@@ -110,6 +110,11 @@ export class SpareSegment {
     return true;
   }
 
+  /** Settles once the next spare is written (or failed to be). */
+  prepared(): Promise<void> {
+    return this.writing;
+  }
+
   async close(): Promise<void> {
     await this.writing;
     this.ready = false;
