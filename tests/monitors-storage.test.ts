@@ -130,6 +130,38 @@ describe.each(dialects)("cron monitors on $name", ({ create }) => {
     expect(await p.quantity("monitor", "accepted", "")).toBe(5);
   });
 
+  it("expects the next check-in when a job's end is processed before its start", async () => {
+    // withMonitor sends the schedule only with "in_progress"; under load the "ok" sent 300 ms
+    // later can reach the worker first (seen once in CI on PostgreSQL).
+    const t = Math.floor(Date.now() / MINUTE) * MINUTE + 1_000;
+    const id = "d".repeat(32);
+    await p.send(
+      checkIn({ check_in_id: id, monitor_slug: "out-of-order", status: "ok", duration: 0.3 }),
+      t + 300,
+    );
+    expect(await p.worker.drain()).toBe(1);
+    await p.send(
+      checkIn({
+        check_in_id: id,
+        monitor_slug: "out-of-order",
+        status: "in_progress",
+        monitor_config: { schedule: { type: "crontab", value: "*/10 * * * *" } },
+      }),
+      t,
+    );
+    expect(await p.worker.drain()).toBe(1);
+    const monitor = (await orgMonitorsResponse(db, "default")).find(
+      (m) => m.slug === "out-of-order",
+    );
+    expect(monitor?.config).toMatchObject({ schedule_type: "crontab" });
+    expect(monitor?.environments[0]?.status).toBe("ok");
+    expect(Date.parse(String(monitor?.nextCheckIn))).toBe(
+      Math.floor((t + 300) / (10 * MINUTE)) * 10 * MINUTE + 10 * MINUTE,
+    );
+    const [row] = await monitorCheckInsResponse(db, "default", "out-of-order");
+    expect(row).toMatchObject({ id, status: "ok", duration: 300 });
+  });
+
   it("gives up on a check-in that runs past its monitor's max_runtime", async () => {
     const t = Date.now();
     const id = "c".repeat(32);

@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import pg from "pg";
 import { env } from "../env";
+import { CurrentSchemaPostgresDialect } from "./postgres-introspector";
 import type { Database } from "./schema";
 import { withStatementCache } from "./statement-cache";
 
@@ -75,7 +76,7 @@ export function openDb(
   // An idle client that loses its connection emits 'error'; without a listener that would
   // crash the process. The pool replaces the client on next use.
   pool.on("error", (err) => console.error("[db] idle PostgreSQL client error:", err.message));
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   return { kysely, dialect, close: () => kysely.destroy() };
 }
 

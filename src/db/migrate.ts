@@ -1,4 +1,4 @@
-import { type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Db } from "./connection";
 import * as m001 from "./migrations/001-initial";
 import * as m002 from "./migrations/002-accounts";
@@ -24,25 +24,10 @@ const MIGRATIONS: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  // Kysely looks for its bookkeeping tables in every schema unless told which one; with
-  // several Faultline schemas in one database (tests, staging) that finds the wrong one.
-  const migrationTableSchema =
-    db.dialect === "postgres"
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely))
-          .rows[0]?.schema
-      : undefined;
-  const migrator = new Migrator({ db: db.kysely, provider, migrationTableSchema });
-  for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
-    if (!error)
-      return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-    // Kysely checks for its bookkeeping table by listing the tables of every schema; another
-    // schema dropped meanwhile fails that listing with invalid_schema_name (3F000), before
-    // any migration ran. Seen in CI, where test files drop their schemas as others migrate.
-    if (attempt < 5 && (error as { code?: unknown }).code === "3F000") {
-      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-      continue;
-    }
-    throw error instanceof Error ? error : new Error(String(error));
-  }
+  // Kysely finds its bookkeeping tables through the introspector, which on PostgreSQL sees
+  // only the current schema (src/db/postgres-introspector.ts).
+  const migrator = new Migrator({ db: db.kysely, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }

@@ -53,7 +53,10 @@ export async function storeCheckIns(
   for (const m of list) {
     const monitorId = ids(m.record);
     const old = existing.get(`${monitorId}\u0000${m.record.checkInId}`);
-    // A finished check-in stays finished (Sentry refuses such updates too).
+    const t = touched.get(monitorId) ?? { last: 0 };
+    touched.set(monitorId, t);
+    // A finished check-in stays finished (Sentry refuses such updates too). Its monitor is
+    // still touched: a late start may be what carried the schedule (see updateMonitors).
     if (old && old.status !== "in_progress") continue;
     const startedAt = old?.received_at ?? m.receivedAt;
     const duration =
@@ -70,11 +73,9 @@ export async function storeCheckIns(
       updated_at: m.updatedAt,
       expected_at: null,
     });
-    const t = touched.get(monitorId) ?? { last: 0 };
     t.last = Math.max(t.last, m.updatedAt);
     if (m.status !== "in_progress") t.status = m.status;
     if (!old) t.newest = Math.max(t.newest ?? 0, m.receivedAt);
-    touched.set(monitorId, t);
   }
   for (let i = 0; i < rows.length; i += 200) {
     await trx
@@ -179,18 +180,32 @@ async function updateMonitors(
   if (touched.size === 0) return;
   const monitors = await trx
     .selectFrom("monitors")
-    .select(["id", "schedule_type", "schedule", "schedule_unit", "timezone", "last_checkin"])
+    .select([
+      "id",
+      "schedule_type",
+      "schedule",
+      "schedule_unit",
+      "timezone",
+      "last_checkin",
+      "next_checkin",
+    ])
     .where("id", "in", [...touched.keys()])
     .execute();
   for (const m of monitors) {
     const t = touched.get(m.id);
     if (!t) continue;
     const schedule = scheduleOf(m);
-    const next = t.newest !== undefined && schedule ? nextExpected(schedule, t.newest) : undefined;
+    // A new check-in moves the expected time on. A monitor without one yet gets it from its
+    // latest check-in: the SDK sends the schedule only with the start of a job, and on a busy
+    // server the job's end (no schedule) can be processed first.
+    const lastCheckIn = Math.max(t.last, m.last_checkin ?? 0);
+    const base = t.newest ?? (m.next_checkin === null && lastCheckIn > 0 ? lastCheckIn : undefined);
+    const next = base !== undefined && schedule ? nextExpected(schedule, base) : undefined;
+    if (t.last === 0 && next === undefined) continue; // only late updates to finished check-ins
     await trx
       .updateTable("monitors")
       .set({
-        last_checkin: Math.max(t.last, m.last_checkin ?? 0),
+        last_checkin: lastCheckIn,
         ...(t.status ? { status: t.status } : {}),
         ...(next !== undefined ? { next_checkin: next } : {}),
       })
