@@ -1,11 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely } from "kysely";
 import pg from "pg";
 import { env } from "../env";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector";
 import type { Database } from "./schema";
+import { ImmediateSqliteDialect } from "./sqlite-dialect";
 import { withStatementCache } from "./statement-cache";
 
 export type DialectName = "sqlite" | "postgres";
@@ -68,7 +69,7 @@ export function openDb(
   if (dialect === "sqlite") {
     const sqlite = openSqlite(target, opts.sqliteCacheMiB, opts.sqliteAutoCheckpointPages);
     const kysely = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
     });
     return { kysely, dialect, sqlitePath: target, close: () => kysely.destroy() };
   }

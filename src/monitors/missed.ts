@@ -1,7 +1,5 @@
 import crypto from "node:crypto";
-import { type Kysely, sql } from "kysely";
 import type { Db } from "../db/connection";
-import type { Database } from "../db/schema";
 import { nextExpected } from "./schedule";
 import { scheduleOf } from "./schedule-of";
 import { detectTimedOutCheckIns } from "./timeouts";
@@ -50,7 +48,7 @@ export async function detectMissedCheckIns(db: Db, now = Date.now()): Promise<nu
     }
     if (next !== undefined && next + margin <= now && schedule) next = nextExpected(schedule, now);
     const claimed = m.next_checkin;
-    recorded += await writeTransaction(db, async (trx) => {
+    recorded += await db.kysely.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable("monitors")
         .set({ next_checkin: next ?? null, status: "missed" })
@@ -79,26 +77,6 @@ export async function detectMissedCheckIns(db: Db, now = Date.now()): Promise<nu
     });
   }
   return recorded;
-}
-
-/**
- * A transaction that takes SQLite's write lock up front: a deferred one that reads first
- * cannot wait for another writer (SQLite answers "database is locked" at once), while
- * BEGIN IMMEDIATE waits for the busy timeout like any write.
- */
-async function writeTransaction<T>(db: Db, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-  if (db.dialect === "postgres") return db.kysely.transaction().execute(fn);
-  return db.kysely.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
-    try {
-      const result = await fn(conn);
-      await sql`commit`.execute(conn);
-      return result;
-    } catch (err) {
-      await sql`rollback`.execute(conn);
-      throw err;
-    }
-  });
 }
 
 /**

@@ -1,0 +1,35 @@
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from "kysely";
+
+/**
+ * SQLite whose transactions begin with BEGIN IMMEDIATE, taking the write lock up front.
+ *
+ * Kysely begins a deferred transaction. One that reads and then writes, while another
+ * connection (the worker thread, the checkpoint's) commits in between, cannot wait for the
+ * lock: SQLite answers SQLITE_BUSY_SNAPSHOT at once, and a server action fails with a digest.
+ * BEGIN IMMEDIATE instead waits for the busy timeout like any single write.
+ */
+export class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
