@@ -21,10 +21,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import pg from "pg";
 import { openDb } from "../src/db/connection";
-import { maxQueueId, queueSegments } from "../src/ingest/queue-segments";
+import { newestQueueId } from "../src/ingest/queue-segments";
 import { TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { processThreads, SCHED_IDLE } from "../tests/helpers/threads";
@@ -162,25 +161,6 @@ function queueDepth(databaseUrl: string): {
     },
     close: () => db.close(),
   };
-}
-
-/** The newest id in the queue's segments (a segment just started may still be empty). */
-function newestQueueId(mainPath: string): number {
-  for (const segment of queueSegments(mainPath).reverse()) {
-    let queue: SqliteDatabase.Database;
-    try {
-      queue = new SqliteDatabase(segment.file, { readonly: true, fileMustExist: true });
-    } catch {
-      continue; // deleted by the worker meanwhile
-    }
-    try {
-      const id = maxQueueId(queue);
-      if (id) return id;
-    } finally {
-      queue.close();
-    }
-  }
-  return 0;
 }
 
 interface FaultlineResult {

@@ -39,8 +39,7 @@ const EnvSchema = z.object({
     .default(4 * 1024 ** 3),
   /**
    * SQLite queue: bytes of envelopes per segment file before the next one is started (see
-   * src/ingest/queue-segments.ts). The disk holds the backlog plus about one segment, whose
-   * WAL file takes 2-3x its envelopes' bytes (4.5 KB envelopes: ~2.6x).
+   * src/ingest/queue-segments.ts). The disk holds the backlog plus about one segment.
    */
   FAULTLINE_QUEUE_SEGMENT_BYTES: z.coerce
     .number()
@@ -59,9 +58,9 @@ const EnvSchema = z.object({
    */
   FAULTLINE_RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /**
-   * SQLite synchronous mode for the ingest queue. `normal` survives a killed process (the WAL
-   * is in the OS page cache); `full` also survives power loss, at the price of an fsync per
-   * group commit.
+   * Durability of a SQLite install's ingest queue files. `normal` survives a killed process
+   * (what was written is in the OS page cache); `full` also survives power loss, at the price
+   * of an fdatasync per group commit.
    */
   FAULTLINE_SQLITE_SYNC: z.enum(["normal", "full"]).default("normal"),
   /** Share of Faultline's own requests and page loads that are traced into its `faultline` project. */

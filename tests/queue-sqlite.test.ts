@@ -9,17 +9,18 @@ import {
   type QueueReader,
   type QueueWriter,
 } from "../src/ingest/queue";
-import { queueSegments, SpareSegment, segmentFile } from "../src/ingest/queue-segments";
+import { encodeRecords } from "../src/ingest/queue-log";
+import { queueSegments } from "../src/ingest/queue-segments";
 import { IngestWorker } from "../src/ingest/worker";
 import { sqliteDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 
 /**
- * The SQLite queue is a series of segment files: the accepting thread appends to the
- * newest and starts another past FAULTLINE_QUEUE_SEGMENT_BYTES; the worker reads them in
- * order and deletes a segment whole once all of it is done. Segments are never
- * checkpointed, so the queue's disk use follows the backlog instead of growing with every
- * envelope ever accepted (one file's WAL did).
+ * The SQLite install's queue is a series of segment files of appended records: the accepting
+ * thread appends to the newest and starts another past FAULTLINE_QUEUE_SEGMENT_BYTES; the
+ * worker reads them in order and deletes a segment whole once all of it is done, so the
+ * queue's disk use follows the backlog. A record is read only once it is whole; a damaged
+ * tail (a crash) ends its segment.
  */
 // ~5 KB envelopes: a segment takes two of them, then the next one starts. Read by env() on
 // first use, which happens in the tests below.
@@ -80,16 +81,13 @@ describe("SQLite queue segments", () => {
     expect(await storedEvents()).toBe(8);
     expect(await reader.depth()).toBe(0);
 
-    // The writer lets go of done segments when it reads the mark; a second later the worker
-    // deletes them, files and all, keeping only the one being written.
+    // Done segments are deleted as the worker moves past them, keeping only the one being
+    // written.
     expect((await writer.backlog()).envelopes).toBe(0);
-    await worker.runOnce();
-    expect(segments()).toHaveLength(5);
-    await new Promise((r) => setTimeout(r, 1100));
     await worker.runOnce();
     expect(segments().map((s) => s.seq)).toEqual([5]);
     const left = fs.readdirSync(fs.realpathSync(`${db.sqlitePath}/..`));
-    expect(left.filter((f) => /\.queue\.[1-4]\.db/.test(f))).toEqual([]);
+    expect(left.filter((f) => /\.queue\.[1-4]\.log/.test(f))).toEqual([]);
 
     // Ids go on growing in the new segment: nothing is taken for done.
     await enqueue(writer, 1);
@@ -97,36 +95,39 @@ describe("SQLite queue segments", () => {
     expect(await storedEvents()).toBe(9);
   });
 
-  it("starts a segment from a file prepared ahead, which the reader never takes for one", async () => {
-    const mainPath = db.sqlitePath as string;
-    const spare = new SpareSegment(mainPath);
-    const file = mainPath.replace(/\.db$/, ".queue.spare.db");
-    expect(queueSegments(mainPath)).toEqual([]);
-
-    const first = fs.statSync(file).ino;
-    expect(spare.take(segmentFile(mainPath, 1))).toBe(true);
-    // The segment is the prepared file, renamed; the next one is still being written.
-    expect(fs.statSync(segmentFile(mainPath, 1)).ino).toBe(first);
-    expect(spare.take(segmentFile(mainPath, 2))).toBe(false);
-    await spare.prepared();
-    expect(spare.take(segmentFile(mainPath, 2))).toBe(true);
-    expect(queueSegments(mainPath).map((s) => s.seq)).toEqual([1, 2]);
-    await spare.prepared();
-    await spare.close();
-    expect(fs.existsSync(file)).toBe(false);
-    for (const s of queueSegments(mainPath)) fs.rmSync(s.file);
-
-    // The writer starts its segments so, and they read as any other.
+  it("reads a record only once it is whole, and skips a damaged tail after a crash", async () => {
     writer = await openQueueWriter(db);
     reader = await openQueueReader(db);
-    await enqueue(writer, 2);
-    await enqueue(writer, 3);
     const worker = new IngestWorker(reader, { batchSize: 100 });
-    expect(await worker.drain()).toBe(5);
-    expect(await storedEvents()).toBe(5);
+    await enqueue(writer, 1);
+    expect(await worker.drain()).toBe(1);
+
+    // A record half appended to the segment being written is not there yet…
+    const newest = segments().at(-1)?.file as string;
+    const record = Buffer.concat(encodeRecords([envelope()], 1));
+    fs.appendFileSync(newest, record.subarray(0, 1000));
+    expect(await worker.runOnce()).toBe(0);
+    // …and is read once the rest has arrived.
+    fs.appendFileSync(newest, record.subarray(1000));
+    expect(await worker.drain()).toBe(1);
+    expect(await storedEvents()).toBe(2);
+
+    // A crash tears the last record; the next run writes a new segment, and the reader skips
+    // the torn bytes to go on there.
+    fs.appendFileSync(newest, Buffer.concat(encodeRecords([envelope()], 2)).subarray(0, 3000));
     await writer.close();
-    writer = undefined;
-    expect(fs.existsSync(file)).toBe(false);
+    writer = await openQueueWriter(db);
+    await enqueue(writer, 2);
+    expect(segments()).toHaveLength(2);
+    expect(await worker.drain()).toBe(2);
+    expect(await storedEvents()).toBe(4);
+    // Bytes that are not a record at all (a damaged header) end a segment the same way.
+    fs.appendFileSync(segments().at(-1)?.file as string, Buffer.alloc(100, 0xab));
+    await writer.close();
+    writer = await openQueueWriter(db);
+    await enqueue(writer, 1);
+    expect(await worker.drain()).toBe(1);
+    expect(await storedEvents()).toBe(5);
   });
 
   it("gives the disk back after a steady stream, where one file's WAL kept every envelope", async () => {
@@ -153,8 +154,6 @@ describe("SQLite queue segments", () => {
     const writtenBytes = written * envelope().body.length;
     expect(writtenBytes).toBeGreaterThan(500_000);
     await worker.runOnce();
-    await new Promise((r) => setTimeout(r, 1100));
-    await worker.runOnce();
     // Only the segment being written is left, empty.
     expect(segments()).toHaveLength(1);
     expect(queueBytes()).toBeLessThan(64 * 1024);
@@ -172,10 +171,8 @@ describe("SQLite queue segments", () => {
     await new Promise((r) => setTimeout(r, 5100));
     await writer.backlog();
     expect(segments().map((s) => s.seq)).toEqual([1, 2]);
-    // The worker finds the new segment, marks the old one done, and deletes it a second later.
+    // The worker finds the new segment, moves its mark there, and deletes the old one.
     await worker.runOnce();
-    await worker.runOnce();
-    await new Promise((r) => setTimeout(r, 1100));
     await worker.runOnce();
     expect(segments().map((s) => s.seq)).toEqual([2]);
 
@@ -201,7 +198,7 @@ describe("SQLite queue segments", () => {
     expect(await storedEvents()).toBe(7);
   });
 
-  it("reads the single queue file of earlier versions as the oldest segment", async () => {
+  it("takes over the SQLite queue file of earlier versions as the oldest segment", async () => {
     // As earlier versions left it: one file, with rows past the worker's mark.
     const legacy = new SqliteDatabase(`${(db.sqlitePath as string).replace(/\.db$/, "")}.queue.db`);
     legacy.pragma("journal_mode = WAL");
@@ -222,6 +219,7 @@ describe("SQLite queue segments", () => {
     expect((await writer.backlog()).envelopes).toBe(3);
     await enqueue(writer, 1);
     expect(segments().map((s) => s.seq)).toEqual([0, 1]);
+    expect(fs.existsSync(`${(db.sqlitePath as string).replace(/\.db$/, "")}.queue.db`)).toBe(false);
     reader = await openQueueReader(db);
     expect(await new IngestWorker(reader, { batchSize: 100 }).drain()).toBe(4);
     expect(await storedEvents()).toBe(4);

@@ -1,45 +1,29 @@
-import type SqliteDatabase from "better-sqlite3";
+import fs from "node:fs";
+import path from "node:path";
 import type { Db } from "../db/connection";
 import { env } from "../env";
 import { GroupCommit } from "./group-commit";
+import { BATCH_BYTES, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
+import { encodeRecords, RECORD_HEADER_BYTES, readRecords, scanRecords } from "./queue-log";
 import {
-  asQueueKind,
-  lastIdWithinBytes,
-  type QueuedEnvelope,
-  type QueueReader,
-  type QueueWriter,
-  type RawEnvelope,
-} from "./queue";
-import {
-  createSegment,
-  maxQueueId,
-  openSegment,
+  convertSqliteSegments,
   queueSegments,
-  removeSegment,
   type SegmentFile,
-  SpareSegment,
   segmentFile,
 } from "./queue-segments";
 
 /**
- * The SQLite queue: segment files beside the database (see queue-segments.ts), written only
- * by the accepting thread, read and deleted by the worker. Accepting then never waits on the
- * worker's write transactions (SQLite has one writer per file), which keeps ingest latency
- * flat while events are stored.
+ * The queue of a SQLite install: segment files of appended records beside the database (see
+ * queue-segments.ts), written only by the accepting thread, read and deleted by the worker.
+ * Accepting then never waits on the worker's write transactions (SQLite has one writer per
+ * file), which keeps ingest latency flat while events are stored.
  *
  * Exactly-once across files: the worker records the id of the last envelope it handled in
  * `worker_state` of the main database, in the same transaction as the envelope's effects.
- * Rows up to that mark are done; a segment whose rows are all done is deleted whole.
+ * Records up to that mark are done; a segment whose records are all done is deleted whole.
  */
 const MARK = "sqlite_queue_mark";
 
-/**
- * A segment done this long is deleted by the worker. The writer closes its connection to a
- * done segment when it next reads the mark (every 250 ms, backlog()); closing before the
- * worker deletes keeps the writer from being the last connection, whose close would
- * checkpoint the segment on the accepting thread.
- */
-const RELEASE_GRACE_MS = 1000;
 /** After this long without an envelope, a segment whose envelopes are all done is left. */
 const IDLE_SEGMENT_MS = 5000;
 
@@ -52,97 +36,87 @@ async function readMark(db: Db): Promise<number> {
   return row?.value ?? 0;
 }
 
-interface QueueRow {
-  id: number;
-  project_id: number;
-  key_id: number;
-  received_at: number;
-  kind: string;
-  body: Buffer;
-}
-
 export async function openSqliteQueue(db: Db) {
   const mainPath = db.sqlitePath;
   if (!mainPath) throw new Error("SQLite queue needs a SQLite database");
   const mark = await readMark(db);
+  convertSqliteSegments(mainPath, mark);
 
   return {
     writer(): QueueWriter {
       // What this writer queued and the worker has not yet done, for the backlog bound;
       // seeded from the segments so a restart with a full queue still knows it is full.
       const waiting = new Backlog();
-      // Segments this writer has left (or an earlier run left with work in them): kept open
-      // until the worker is done with them, so that the worker's connection is the last to
-      // close (see RELEASE_GRACE_MS), and without a page cache, as a backlog can span dozens.
-      const retired: { sqlite: SqliteDatabase.Database; lastId: number }[] = [];
-      const retire = (sqlite: SqliteDatabase.Database, last: number) => {
-        sqlite.pragma("cache_size = 0");
-        sqlite.pragma("shrink_memory");
-        retired.push({ sqlite, lastId: last });
-      };
       let lastId = mark;
       let seq = 0;
       for (const segment of queueSegments(mainPath)) {
-        const sqlite = openSegment(segment.file);
-        const pending = sqlite
-          .prepare("SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id")
-          .all(mark) as { id: number; size: number }[];
-        for (const row of pending) waiting.push(row.id, row.size);
-        const segmentLast = maxQueueId(sqlite);
-        lastId = Math.max(lastId, segmentLast);
+        const fd = fs.openSync(segment.file, "r");
+        let pending = 0;
+        try {
+          for (const record of scanRecords(fd)) {
+            lastId = Math.max(lastId, record.id);
+            if (record.id <= mark) continue;
+            waiting.push(record.id, record.size);
+            pending++;
+          }
+        } finally {
+          fs.closeSync(fd);
+        }
         seq = segment.seq;
-        if (pending.length > 0) retire(sqlite, segmentLast);
-        // Nothing left to process: no one needs the files.
-        else removeSegment(segment.file, sqlite);
+        // Nothing left to process: no one needs the file.
+        if (pending === 0) fs.rmSync(segment.file, { force: true });
       }
 
-      // Always a new segment: the files of an earlier run are only read from now on.
-      const spare = new SpareSegment(mainPath);
-      let current = startSegment(seq + 1, lastId);
-      function startSegment(n: number, after: number) {
-        const file = segmentFile(mainPath as string, n);
-        spare.take(file);
-        const sqlite = createSegment(file, after);
-        const insert = sqlite.prepare(
-          "INSERT INTO ingest_queue (project_id, key_id, received_at, kind, body) VALUES (?, ?, ?, ?, ?)",
-        );
-        let bytes = 0;
-        const insertAll = sqlite.transaction((items: RawEnvelope[]) => {
-          for (const e of items) {
-            const row = insert.run(e.projectId, e.keyId, e.receivedAt, e.kind, e.body);
-            lastId = Number(row.lastInsertRowid);
-            waiting.push(lastId, e.body.length);
-            bytes += e.body.length;
-          }
-        });
-        return { seq: n, sqlite, insertAll, written: () => bytes };
+      // Always a new segment: the files of an earlier run are only read from now on (a tail
+      // torn by a crash stays where the reader stops reading that file).
+      const syncEachCommit = env().FAULTLINE_SQLITE_SYNC === "full";
+      let current = startSegment(seq + 1);
+      function startSegment(n: number) {
+        const fd = fs.openSync(segmentFile(mainPath as string, n), "a");
+        // A file's data survives power loss only with its directory entry.
+        if (syncEachCommit) syncDirectory(path.dirname(mainPath as string));
+        return { seq: n, fd, bytes: 0 };
       }
+      const rotate = () => {
+        fs.closeSync(current.fd);
+        current = startSegment(current.seq + 1);
+      };
+      const append = (items: RawEnvelope[]) => {
+        const buffers = encodeRecords(items, lastId);
+        let size = 0;
+        for (const b of buffers) size += b.length;
+        let written = 0;
+        try {
+          written = fs.writevSync(current.fd, buffers);
+          if (written !== size) throw new Error(`wrote ${written} of ${size} bytes`);
+          if (syncEachCommit) fs.fdatasyncSync(current.fd);
+        } catch (err) {
+          // A partial record would stop the reader for good: cut it off, or leave the file.
+          try {
+            fs.ftruncateSync(current.fd, current.bytes);
+          } catch {
+            rotate();
+          }
+          throw err;
+        }
+        current.bytes += size;
+        for (const item of items) waiting.push(++lastId, item.body.length);
+      };
 
       const writer: QueueWriter = {
         enqueue: (envelope) => commits.add(envelope),
         backlog: async () => {
-          // Polled by the backpressure guard (every 250 ms): also how this writer learns
-          // which old segments it can let go of.
+          // Polled by the backpressure guard (every 250 ms).
           const done = await readMark(db);
-          // A segment written, processed and then left idle is let go of as well, so that a
-          // quiet server does not keep the last burst's segment (up to ~85 MB) on disk.
+          // A segment written, processed and then left idle is left, so that a quiet server
+          // does not keep the last burst's segment (up to FAULTLINE_QUEUE_SEGMENT_BYTES).
           const idle = Date.now() - lastCommitAt >= IDLE_SEGMENT_MS;
-          if (idle && current.written() > 0 && lastId <= done && commits.size === 0) {
-            rotate();
-          }
-          for (let i = retired.length - 1; i >= 0; i--) {
-            const segment = retired[i] as (typeof retired)[number];
-            if (segment.lastId > done) continue;
-            segment.sqlite.close();
-            retired.splice(i, 1);
-          }
+          if (idle && current.bytes > 0 && lastId <= done && commits.size === 0) rotate();
           return waiting.after(done);
         },
         close: async () => {
           await commits.drain();
-          for (const segment of retired) segment.sqlite.close();
-          current.sqlite.close();
-          await spare.close();
+          fs.closeSync(current.fd);
         },
       };
       // One commit per event-loop turn, of whatever arrived meanwhile. Spacing commits 2 ms
@@ -150,22 +124,17 @@ export async function openSqliteQueue(db: Db) {
       // cost ~0.7 ms of p50 at 5,000 req/s.
       const segmentBytes = env().FAULTLINE_QUEUE_SEGMENT_BYTES;
       let lastCommitAt = Date.now();
-      const rotate = () => {
-        retire(current.sqlite, lastId);
-        current = startSegment(current.seq + 1, lastId);
-      };
       const commits = new GroupCommit<RawEnvelope>((items) => {
-        current.insertAll(items);
+        append(items);
         lastCommitAt = Date.now();
-        if (current.written() >= segmentBytes) rotate();
+        if (current.bytes >= segmentBytes) rotate();
         writer.onCommitted?.();
       }, 1000);
       return writer;
     },
 
     reader(): QueueReader {
-      // Every segment the writer has started, oldest first; a connection is opened only to
-      // read one (see connectionOf), so a backlog of many segments holds one page cache.
+      // Every segment the writer has started, oldest first; each opened when first read.
       const segments: ReaderSegment[] = [];
       /** Adds segments the writer has started since the last look; false if none. */
       const refresh = (): boolean => {
@@ -178,67 +147,85 @@ export async function openSqliteQueue(db: Db) {
         }
         return found;
       };
-      refresh();
-      /** The last id of a segment that is not the newest, which no longer changes. */
-      const finalLastId = (segment: ReaderSegment): number | undefined => {
-        if (segment === segments.at(-1)) return undefined;
-        segment.lastId ??= maxQueueId(connectionOf(segment).sqlite);
-        return segment.lastId;
-      };
-      /** The first segment with rows past `after`, and how far the next batch reaches in it. */
-      const nextBatch = (after: number, limit: number) => {
-        for (let pass = 0; pass < 2; pass++) {
-          for (const segment of segments) {
-            const last = finalLastId(segment);
-            if (last !== undefined && last <= after) continue;
-            const upTo = lastIdWithinBytes(
-              connectionOf(segment).sizes.all(after, limit) as { id: number; size: number }[],
-            );
-            if (upTo !== undefined) return { segment, upTo };
+
+      // `done`: the last id whose effects are committed (the mark), and where the records
+      // after it start. `claimed`: the last id handed to a batch, and where the next starts.
+      // Batches are prepared concurrently (processor threads) but written strictly in claim
+      // order, each only if the mark sits exactly where it starts, so the mark advances
+      // without gaps whatever fails.
+      let done: Cursor = { id: mark, at: undefined };
+      let claimed: Cursor = done;
+      let previousWrite: Promise<void> = Promise.resolve();
+
+      /** Where the first record after `id` is, once the segments holding it are known. */
+      const seek = (id: number): Position | undefined => {
+        refresh();
+        let end = 0;
+        for (const segment of segments) {
+          end = 0;
+          for (const record of scanRecords(fdOf(segment))) {
+            if (record.id > id) return { segment, offset: record.offset };
+            end = record.offset + RECORD_HEADER_BYTES + record.size;
           }
-          // The newest segment known is exhausted: has the writer moved on?
-          if (!refresh()) return undefined;
         }
-        return undefined;
+        const newest = segments.at(-1);
+        return newest && { segment: newest, offset: end };
       };
-      /** Deletes segments done for a while (see RELEASE_GRACE_MS); never the newest. */
-      const releaseDone = (done: number) => {
-        const now = Date.now();
-        for (const segment of segments.slice(0, -1)) {
-          if ((finalLastId(segment) as number) > done) break;
-          segment.doneSince ??= now;
-        }
-        for (let oldest = segments[0]; oldest && oldest !== segments.at(-1); oldest = segments[0]) {
-          if (oldest.doneSince === undefined || now - oldest.doneSince < RELEASE_GRACE_MS) return;
-          removeSegment(oldest.file, connectionOf(oldest).sqlite);
-          segments.shift();
+
+      /** The next records after `from`: in its segment, or the first later segment with any. */
+      const nextRecords = (from: Position, limit: number) => {
+        let at = from;
+        for (;;) {
+          const read = readRecords(fdOf(at.segment), at.offset, limit, BATCH_BYTES);
+          if (read.records.length > 0) return { records: read.records, start: at, end: read.end };
+          // Nothing more here. A segment the writer has moved on from never grows again.
+          const index = segments.indexOf(at.segment);
+          const later = segments[index + 1] ?? (refresh() ? segments[index + 1] : undefined);
+          if (!later) return { records: [], start: at, end: at.offset };
+          if (read.damaged || read.end < fs.fstatSync(fdOf(at.segment)).size)
+            console.error(
+              `[queue] ${at.segment.file}: bytes after offset ${read.end} are not a whole record (a crash?); skipped`,
+            );
+          at = { segment: later, offset: 0 };
         }
       };
 
-      // `done`: the last id whose effects are committed (the mark). `claimed`: the last id
-      // handed to a batch. Batches are prepared concurrently (processor threads) but written
-      // strictly in claim order, each only if the mark sits exactly where it starts, so the
-      // mark advances without gaps whatever fails.
-      let done = mark;
-      let claimed = mark;
-      let previousWrite: Promise<void> = Promise.resolve();
+      /** Deletes the segments before the one the mark is in: every record in them is done. */
+      const releaseDone = () => {
+        const current = done.at?.segment;
+        while (current && segments[0] && segments[0] !== current) {
+          const oldest = segments.shift() as ReaderSegment;
+          fs.rmSync(oldest.file, { force: true });
+          if (oldest.fd !== undefined) fs.closeSync(oldest.fd);
+        }
+      };
+
       return {
         async processBatch(limit, prepare, write) {
-          releaseDone(done);
+          releaseDone();
           const from = claimed;
-          const next = nextBatch(from, limit);
-          if (!next) return 0;
-          const rows = connectionOf(next.segment).select.all(from, next.upTo) as QueueRow[];
-          const last = rows[rows.length - 1];
-          if (!last) return 0;
-          claimed = last.id;
+          const start = from.at ?? seek(from.id);
+          if (!start) return 0;
+          const batch = nextRecords(start, limit);
+          const last = batch.records.at(-1);
+          if (!last) {
+            // Caught up. If that meant moving to a later segment, the mark moves along so the
+            // one before can go.
+            if (claimed === done) claimed = done = { id: done.id, at: batch.start };
+            return 0;
+          }
+          const to: Cursor = {
+            id: last.id,
+            at: { segment: batch.start.segment, offset: batch.end },
+          };
+          claimed = to;
           const turn = previousWrite;
           let finished = () => {};
           previousWrite = new Promise((resolve) => {
             finished = resolve;
           });
           try {
-            const prepared = await prepare(rows.map(toEnvelope));
+            const prepared = await prepare(batch.records);
             await turn;
             if (done !== from)
               throw new Error("an earlier batch failed; its envelopes are retried first");
@@ -250,8 +237,8 @@ export async function openSqliteQueue(db: Db) {
                 .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
                 .execute();
             });
-            done = last.id;
-            return rows.length;
+            done = to;
+            return batch.records.length;
           } catch (err) {
             // Everything after the mark is claimed again by the next batch.
             claimed = done;
@@ -262,13 +249,13 @@ export async function openSqliteQueue(db: Db) {
         },
         async depth() {
           let n = 0;
-          for (const segment of segments) {
-            n += (connectionOf(segment).count.get(done) as { n: number }).n;
+          for (const segment of (refresh(), segments)) {
+            for (const record of scanRecords(fdOf(segment))) if (record.id > done.id) n++;
           }
           return n;
         },
         async close() {
-          for (const segment of segments) segment.connection?.sqlite.close();
+          for (const segment of segments) if (segment.fd !== undefined) fs.closeSync(segment.fd);
         },
       };
     },
@@ -276,43 +263,32 @@ export async function openSqliteQueue(db: Db) {
 }
 
 interface ReaderSegment extends SegmentFile {
-  connection?: ReaderConnection;
-  lastId?: number;
-  doneSince?: number;
+  fd?: number;
 }
 
-interface ReaderConnection {
-  sqlite: SqliteDatabase.Database;
-  sizes: SqliteDatabase.Statement;
-  select: SqliteDatabase.Statement;
-  count: SqliteDatabase.Statement;
+interface Position {
+  segment: ReaderSegment;
+  offset: number;
 }
 
-function connectionOf(segment: ReaderSegment): ReaderConnection {
-  if (segment.connection) return segment.connection;
-  const sqlite = openSegment(segment.file);
-  segment.connection = {
-    sqlite,
-    sizes: sqlite.prepare(
-      "SELECT id, length(body) AS size FROM ingest_queue WHERE id > ? ORDER BY id LIMIT ?",
-    ),
-    select: sqlite.prepare(
-      "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? AND id <= ? ORDER BY id",
-    ),
-    count: sqlite.prepare("SELECT count(*) AS n FROM ingest_queue WHERE id > ?"),
-  };
-  return segment.connection;
+/** An id in the queue and, once known, where the records after it start. */
+interface Cursor {
+  id: number;
+  at: Position | undefined;
 }
 
-function toEnvelope(row: QueueRow): QueuedEnvelope {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    keyId: row.key_id,
-    receivedAt: row.received_at,
-    kind: asQueueKind(row.kind),
-    body: row.body,
-  };
+function syncDirectory(dir: string): void {
+  const fd = fs.openSync(dir, "r");
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fdOf(segment: ReaderSegment): number {
+  segment.fd ??= fs.openSync(segment.file, "r");
+  return segment.fd;
 }
 
 /** Ids and sizes in queue order; `after(mark)` forgets what the worker has done. */
