@@ -8,7 +8,7 @@ import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from "./src/db/wal-checkpointer";
 import { env } from "./src/env";
-import { handleIngest, matchIngestRoute, send } from "./src/ingest/accept";
+import { handleIngest, ingestTarget, send } from "./src/ingest/accept";
 import { type IngestService, startIngest } from "./src/ingest/ingest-service";
 import { WorkerPool } from "./src/ingest/worker-pool";
 import { MissedCheckInDetector } from "./src/monitors/missed";
@@ -69,16 +69,16 @@ async function main(): Promise<void> {
   }
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const route = runsIngest ? matchIngestRoute(url.pathname, url.searchParams) : null;
-    if (route && ingest) {
-      handleIngest(req, res, url, route, ingest.context).catch((err) => {
+    const target = ingest ? ingestTarget(req.url ?? "/") : null;
+    if (target && ingest) {
+      handleIngest(req, res, target.query, target.route, ingest.context).catch((err) => {
         console.error("[ingest] unexpected error:", err);
         if (!res.headersSent) send(res, 500, { detail: "internal error" });
         else res.destroy();
       });
       return;
     }
+    const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname === "/healthz") {
       send(res, 200, { ok: true, role });
       return;

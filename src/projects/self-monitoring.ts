@@ -2,7 +2,7 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import { type Db, getDb } from "../db/connection";
 import { env } from "../env";
-import { matchIngestRoute } from "../ingest/accept";
+import { ingestTarget } from "../ingest/accept";
 import { formatDsn } from "./dsn";
 import type { SelfMonitoringClientConfig } from "./self-monitoring-config";
 
@@ -68,8 +68,7 @@ export async function selfMonitoringClientConfig(): Promise<SelfMonitoringClient
  * alone: reporting on an ingested envelope would send another envelope, and so on.
  */
 export function isIngestRequest(urlPath: string): boolean {
-  const url = new URL(urlPath, "http://localhost");
-  return matchIngestRoute(url.pathname, url.searchParams) !== null;
+  return ingestTarget(urlPath) !== null;
 }
 
 /**
