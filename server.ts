@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
   if (workerThreads < config.FAULTLINE_WORKERS)
     console.warn("[worker] SQLite: using 1 worker thread");
-  const workers = runsWorkers ? new WorkerPool(workerThreads) : undefined;
+  const workers = runsWorkers ? new WorkerPool(workerThreads, role !== "worker") : undefined;
   await workers?.start();
   if (ingest && workers) ingest.context.queue.onCommitted = () => workers.wake();
   const missedCheckIns = runsWorkers ? new MissedCheckInDetector(db) : undefined;

@@ -1,11 +1,17 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { openDb } from "../src/db/connection";
+import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
 import { processThreads, SCHED_IDLE } from "./helpers/threads";
 
 /**
  * Processing yields the CPU to accepting only where the process accepts: a worker-only
  * process has nothing to yield to, and at SCHED_IDLE its threads were left sharing one core.
+ * Yielding must not become starving: with other processes taking every core, the worker
+ * goes back to normal priority until it has caught up.
  */
 /** Threads of `pid` at SCHED_IDLE. */
 function idleThreads(pid: number): number {
@@ -33,4 +39,52 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
     expect(fs.readdirSync(`/proc/${pid(workerOnly)}/task`).length).toBeGreaterThan(8);
     expect(idleThreads(pid(workerOnly))).toBe(0);
   });
+
+  it("puts a starved worker back at normal priority until the queue is empty", async () => {
+    const server = await startServer();
+    servers.push(server);
+    const pid = server.process.pid as number;
+    await waitFor(() => idleThreads(pid) === 2, 15_000, "worker and checkpoint threads idle");
+    // One CPU-bound process per core, at normal priority, for at most 60 s.
+    const hogs: ChildProcess[] = Array.from({ length: 2 }, () =>
+      spawn(process.execPath, ["-e", "const end = Date.now() + 60000; while (Date.now() < end);"]),
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 1000)); // until both spin
+      const key = new URL(server.dsn).username;
+      const project = new URL(server.dsn).pathname.slice(1);
+      const base = realNodeErrorEvent();
+      const sent = 300;
+      for (let i = 0; i < sent; i += 30) {
+        await Promise.all(
+          Array.from({ length: 30 }, async () => {
+            const res = await fetch(`${server.url}/api/${project}/envelope/?sentry_key=${key}`, {
+              method: "POST",
+              body: new Uint8Array(buildEnvelope([{ type: "event", payload: variant(base) }])),
+            });
+            expect(res.status).toBe(200);
+          }),
+        );
+      }
+      const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`);
+      try {
+        // At idle priority throughout this took ~30 s here; the watch steps in after 3 s.
+        await waitFor(
+          async () => {
+            const rows = await db.kysely.selectFrom("events").select("event_id").execute();
+            return rows.length >= sent || undefined;
+          },
+          15_000,
+          `${sent} events stored while other processes take the CPU`,
+        );
+      } finally {
+        await db.close();
+      }
+      expect(server.logs()).toMatch(/processing at normal priority until it catches up/);
+    } finally {
+      for (const hog of hogs) hog.kill();
+    }
+    // Caught up: idle again.
+    await waitFor(() => idleThreads(pid) === 2, 10_000, "worker back at SCHED_IDLE");
+  }, 90_000);
 });

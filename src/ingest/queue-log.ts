@@ -120,16 +120,18 @@ export function readRecords(
 }
 
 /**
- * The id, size and offset of each record in a queue file, in order, from the headers alone
+ * The id, size and offset of each record in a queue file from `from` (a record's start) on,
+ * in order, from the headers alone
  * (one small read per record; bodies are neither read nor checked): for counting and finding
  * positions, where reading every byte of a segment would cost a worker's time.
  */
 export function* scanRecords(
   fd: number,
+  from = 0,
 ): Generator<{ id: number; size: number; offset: number }, void> {
   const size = fs.fstatSync(fd).size;
   const header = Buffer.alloc(RECORD_HEADER_BYTES);
-  for (let offset = 0; offset + RECORD_HEADER_BYTES <= size; ) {
+  for (let offset = from; offset + RECORD_HEADER_BYTES <= size; ) {
     if (fs.readSync(fd, header, 0, RECORD_HEADER_BYTES, offset) < RECORD_HEADER_BYTES) return;
     const length = header.readUInt32LE(0);
     if (header[33] !== RECORD_MAGIC || offset + RECORD_HEADER_BYTES + length > size) return;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { asQueueKind, type RawEnvelope } from "./queue";
-import { encodeRecords, scanRecords } from "./queue-log";
+import { encodeRecords } from "./queue-log";
 
 /**
  * The SQLite install's queue is a series of segment files beside the database,
@@ -40,26 +40,6 @@ export function queueSegments(mainPath: string): SegmentFile[] {
 export function segmentFile(mainPath: string, seq: number): string {
   const { dir, name } = path.parse(mainPath);
   return path.join(dir, `${name}.queue.${seq}.log`);
-}
-
-/** The newest id in the queue (0 when it holds none): what a bench waits for the worker to reach. */
-export function newestQueueId(mainPath: string): number {
-  for (const { file } of queueSegments(mainPath).reverse()) {
-    let fd: number;
-    try {
-      fd = fs.openSync(file, "r");
-    } catch {
-      continue; // deleted by the worker meanwhile
-    }
-    try {
-      let last = 0;
-      for (const record of scanRecords(fd)) last = record.id;
-      if (last) return last;
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-  return 0;
 }
 
 /**

@@ -248,8 +248,9 @@ export async function openSqliteQueue(db: Db) {
           }
         },
         async depth() {
+          refresh();
           let n = 0;
-          for (const segment of (refresh(), segments)) {
+          for (const segment of segments) {
             for (const record of scanRecords(fdOf(segment))) if (record.id > done.id) n++;
           }
           return n;

@@ -21,20 +21,33 @@ import os from "node:os";
  */
 export function lowerThreadPriority(role: string): void {
   if (role === "worker") return;
-  let tid: number;
+  const tid = currentThreadId();
+  if (tid !== undefined) setThreadPriority(tid, "idle");
+}
+
+/** This thread's Linux thread id, or undefined where there is none to find. */
+export function currentThreadId(): number | undefined {
   try {
-    tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    const tid = Number(fs.readlinkSync("/proc/thread-self").split("/").pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
   } catch {
-    return;
+    return undefined;
   }
-  if (!Number.isInteger(tid) || tid <= 0) return;
-  const chrt = spawnSync("chrt", ["--idle", "--pid", "0", String(tid)], {
+}
+
+/**
+ * Puts a thread of this process at idle priority (see above) or back at normal priority.
+ * Going back from nice 19 may not be permitted; the thread then stays where it is.
+ */
+export function setThreadPriority(tid: number, priority: "idle" | "normal"): void {
+  const policy = priority === "idle" ? "--idle" : "--other";
+  const chrt = spawnSync("chrt", [policy, "--pid", "0", String(tid)], {
     stdio: "ignore",
     timeout: 5000,
   });
   if (chrt.status === 0) return;
   try {
-    os.setPriority(tid, 19);
+    os.setPriority(tid, priority === "idle" ? 19 : 0);
   } catch {
     // Not permitted here: processing simply shares the CPU evenly.
   }

@@ -1,14 +1,37 @@
 import { Worker } from "node:worker_threads";
+import { setThreadPriority } from "./thread-priority";
 
 /**
  * Runs the queue workers in threads of this process (dist/worker-thread.js). Wakes them
  * after each queue commit, and on shutdown lets each finish its batch before returning.
+ *
+ * Where the process also accepts, the workers run at idle priority (thread-priority.ts), so
+ * any other busy process on the machine can starve them outright: two CPU-bound processes
+ * on 2 cores held a queue of 1,500 envelopes unprocessed for over a minute. So the pool
+ * watches them: a worker with work that has not finished a batch for STARVED_MS is put at
+ * normal priority until it has caught up.
  */
-export class WorkerPool {
-  private workers: Worker[] = [];
-  private wakePending = false;
+const STARVED_MS = 3000;
 
-  constructor(private readonly size: number) {}
+interface PooledWorker {
+  thread: Worker;
+  tid: number | undefined;
+  /** Since when it has had work (undefined: it last found the queue empty). */
+  busySince: number | undefined;
+  lastBatchAt: number;
+  boosted: boolean;
+}
+
+export class WorkerPool {
+  private workers: PooledWorker[] = [];
+  private wakePending = false;
+  private watch: NodeJS.Timeout | undefined;
+
+  /** `idlePriority`: the workers lower their priority (role all); see above. */
+  constructor(
+    private readonly size: number,
+    private readonly idlePriority = false,
+  ) {}
 
   async start(): Promise<void> {
     // Bundled beside the server (dist/worker-thread.js).
@@ -17,17 +40,32 @@ export class WorkerPool {
       // A bounded young generation: each thread's nursery counts fully in RSS under load
       // (32 MB per thread cost ~50 MB of peak RSS over three threads; 8 MB costs little CPU
       // now that processing makes less garbage).
-      const worker = new Worker(entry, {
+      const thread = new Worker(entry, {
         resourceLimits: { maxYoungGenerationSizeMb: 8 },
         // Thread 0 also runs the periodic maintenance (retention).
         workerData: { index: i },
       });
-      worker.on("error", (err) => console.error("[worker] thread error:", err));
-      await new Promise<void>((resolve, reject) => {
-        worker.once("message", (m) => (m === "ready" ? resolve() : reject(new Error(String(m)))));
-        worker.once("exit", (code) => reject(new Error(`worker thread exited with ${code}`)));
+      thread.on("error", (err) => console.error("[worker] thread error:", err));
+      const tid = await new Promise<number | undefined>((resolve, reject) => {
+        thread.once("message", (m: { ready?: boolean; tid?: number }) =>
+          m?.ready ? resolve(m.tid) : reject(new Error(String(m))),
+        );
+        thread.once("exit", (code) => reject(new Error(`worker thread exited with ${code}`)));
       });
+      // A new thread looks for work at once: busy until it says it found none.
+      const worker: PooledWorker = {
+        thread,
+        tid,
+        busySince: Date.now(),
+        lastBatchAt: Date.now(),
+        boosted: false,
+      };
+      thread.on("message", (m) => this.onMessage(worker, m));
       this.workers.push(worker);
+    }
+    if (this.idlePriority) {
+      this.watch = setInterval(() => this.checkStarvation(), 1000);
+      this.watch.unref();
     }
   }
 
@@ -37,23 +75,52 @@ export class WorkerPool {
     this.wakePending = true;
     queueMicrotask(() => {
       this.wakePending = false;
-      for (const w of this.workers) w.postMessage("wake");
+      const now = Date.now();
+      for (const w of this.workers) {
+        w.busySince ??= now;
+        w.thread.postMessage("wake");
+      }
     });
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.watch);
     await Promise.all(
       this.workers.map(
-        (w) =>
+        ({ thread }) =>
           new Promise<void>((resolve) => {
-            w.once("exit", () => resolve());
-            w.once("message", (m) => {
-              if (m === "stopped") void w.terminate();
+            thread.once("exit", () => resolve());
+            thread.on("message", (m) => {
+              if (m === "stopped") void thread.terminate();
             });
-            w.postMessage("stop");
+            thread.postMessage("stop");
           }),
       ),
     );
     this.workers = [];
+  }
+
+  private onMessage(worker: PooledWorker, message: unknown): void {
+    if (message !== "progress" && message !== "idle") return;
+    worker.lastBatchAt = Date.now();
+    if (message === "progress") return;
+    worker.busySince = undefined;
+    if (worker.boosted && worker.tid !== undefined) {
+      setThreadPriority(worker.tid, "idle");
+      worker.boosted = false;
+    }
+  }
+
+  private checkStarvation(): void {
+    const now = Date.now();
+    for (const w of this.workers) {
+      if (w.boosted || w.busySince === undefined || w.tid === undefined) continue;
+      if (now - Math.max(w.busySince, w.lastBatchAt) < STARVED_MS) continue;
+      console.warn(
+        `[worker] no batch finished for ${now - Math.max(w.busySince, w.lastBatchAt)} ms with work waiting: other processes take the CPU; processing at normal priority until it catches up`,
+      );
+      setThreadPriority(w.tid, "normal");
+      w.boosted = true;
+    }
   }
 }

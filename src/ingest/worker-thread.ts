@@ -6,12 +6,13 @@ import { env } from "../env";
 import { startRetention } from "../maintenance/retention";
 import { ProcessorPool } from "./processor-pool";
 import { openQueueReader } from "./queue";
-import { lowerThreadPriority } from "./thread-priority";
+import { currentThreadId, lowerThreadPriority } from "./thread-priority";
 import { IngestWorker } from "./worker";
 
 /**
  * Entry of a worker thread: its own database connection and queue reader, so processing
- * runs on the second core while the main thread accepts. Messages: "wake", "stop".
+ * runs on the second core while the main thread accepts. Messages in: "wake", "stop"; out:
+ * "ready" (with the thread id), "progress" or "idle" after each batch, "stopped".
  */
 async function main(): Promise<void> {
   lowerThreadPriority(env().FAULTLINE_ROLE);
@@ -31,7 +32,11 @@ async function main(): Promise<void> {
   const count = env().FAULTLINE_PROCESSORS;
   const processors = count > 0 ? new ProcessorPool(count) : undefined;
   processors?.start();
-  const worker = new IngestWorker(reader, { processors });
+  const worker = new IngestWorker(reader, {
+    processors,
+    // Liveness for the pool's starvation watch (worker-pool.ts).
+    onBatch: (handled) => parentPort?.postMessage(handled > 0 ? "progress" : "idle"),
+  });
   worker.start();
   // One thread per process runs retention; on PostgreSQL several processes may, safely.
   const config = env();
@@ -59,7 +64,7 @@ async function main(): Promise<void> {
       parentPort?.close();
     }
   });
-  parentPort?.postMessage("ready");
+  parentPort?.postMessage({ ready: true, tid: currentThreadId() });
 }
 
 main().catch((err) => {

@@ -24,6 +24,8 @@ export interface WorkerOptions {
   /** Envelopes per batch. Larger batches amortize statements; smaller ones hold locks less. */
   batchSize?: number;
   idlePollMs?: number;
+  /** After each batch of the loop, with how many envelopes it handled (0: queue empty). */
+  onBatch?: (handled: number) => void;
 }
 
 export class IngestWorker {
@@ -82,6 +84,7 @@ export class IngestWorker {
         await this.sleep(1000);
         continue;
       }
+      this.options.onBatch?.(handled);
       if (handled === 0) await this.sleep(this.options.idlePollMs ?? 250);
       // On SQLite a batch completes in microtasks alone; without a turn of the event loop
       // between batches, a thread with a backlog would never read its "stop" message.
