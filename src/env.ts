@@ -29,6 +29,14 @@ const EnvSchema = z.object({
    * against ~1,900–2,900 without (a slower machine). More cores: raise it.
    */
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
+  /**
+   * Role all runs processing at idle priority, behind accepting. A worker that has had work
+   * and finished no batch for this long is put at normal priority until the queue is empty
+   * (src/ingest/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy
+   * processes cannot hold processing back for good. (3 s was too short: a 10 s full-speed
+   * bench:ingest run starved the worker for 3.4 s and the raised worker then halved accepting.)
+   */
+  FAULTLINE_WORKER_STARVED_SECONDS: z.coerce.number().min(0.5).default(30),
   /** Past this many envelopes waiting to be processed, ingest answers 429 instead of growing. */
   FAULTLINE_QUEUE_MAX_ENVELOPES: z.coerce.number().int().min(1).default(1_000_000),
   /** The same bound in bytes (decompressed envelopes waiting). */

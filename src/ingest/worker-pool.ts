@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { env } from "../env";
 import { setThreadPriority } from "./thread-priority";
 
 /**
@@ -8,10 +9,9 @@ import { setThreadPriority } from "./thread-priority";
  * Where the process also accepts, the workers run at idle priority (thread-priority.ts), so
  * any other busy process on the machine can starve them outright: two CPU-bound processes
  * on 2 cores held a queue of 1,500 envelopes unprocessed for over a minute. So the pool
- * watches them: a worker with work that has not finished a batch for STARVED_MS is put at
- * normal priority until it has caught up.
+ * watches them: a worker with work that has not finished a batch for
+ * FAULTLINE_WORKER_STARVED_SECONDS is put at normal priority until it has caught up.
  */
-const STARVED_MS = 3000;
 
 interface PooledWorker {
   thread: Worker;
@@ -64,7 +64,7 @@ export class WorkerPool {
       this.workers.push(worker);
     }
     if (this.idlePriority) {
-      this.watch = setInterval(() => this.checkStarvation(), 1000);
+      this.watch = setInterval(() => this.checkStarvation(), 500);
       this.watch.unref();
     }
   }
@@ -113,9 +113,10 @@ export class WorkerPool {
 
   private checkStarvation(): void {
     const now = Date.now();
+    const starvedMs = env().FAULTLINE_WORKER_STARVED_SECONDS * 1000;
     for (const w of this.workers) {
       if (w.boosted || w.busySince === undefined || w.tid === undefined) continue;
-      if (now - Math.max(w.busySince, w.lastBatchAt) < STARVED_MS) continue;
+      if (now - Math.max(w.busySince, w.lastBatchAt) < starvedMs) continue;
       console.warn(
         `[worker] no batch finished for ${now - Math.max(w.busySince, w.lastBatchAt)} ms with work waiting: other processes take the CPU; processing at normal priority until it catches up`,
       );
