@@ -11,9 +11,9 @@ import {
  * SQLite whose transactions begin with BEGIN IMMEDIATE, taking the write lock up front.
  *
  * Kysely begins a deferred transaction. One that reads and then writes, while another
- * connection (the worker thread, the checkpoint's) commits in between, cannot wait for the
- * lock: SQLite answers SQLITE_BUSY_SNAPSHOT at once, and a server action fails with a digest.
- * BEGIN IMMEDIATE instead waits for the busy timeout like any single write.
+ * connection (the worker thread's) commits in between, cannot wait for the lock: SQLite
+ * answers SQLITE_BUSY_SNAPSHOT at once, and a server action fails with a digest. BEGIN
+ * IMMEDIATE instead waits for the busy timeout like any single write.
  */
 export class ImmediateSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
