@@ -162,10 +162,11 @@ async function accept(
 
   if (isStore) {
     const { json, eventId } = parseStoreBody(read.body);
-    const key = await authenticate(
+    const found = authenticate(
       ctx,
       checkCredentials(extractCredentials(query, req.headers, undefined)),
     );
+    const key = found instanceof Promise ? await found : found;
     checkProject(key, route.projectId);
     admit(ctx, key, [{ category: "error", quantity: 1 }]);
     await enqueue(ctx, key, "store", json);
@@ -176,7 +177,8 @@ async function accept(
   if (!framed.ok) throw new Refusal(400, `invalid envelope: ${framed.detail}`);
   const envelope = framed.value;
   const credentials = checkCredentials(extractCredentials(query, req.headers, envelope.header.dsn));
-  const key = await authenticate(ctx, credentials);
+  const found = authenticate(ctx, credentials);
+  const key = found instanceof Promise ? await found : found;
   if (route.kind === "tunnel") {
     if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
       throw new Refusal(403, "the envelope's dsn does not belong to organization o and project p");
@@ -209,10 +211,12 @@ interface ItemCount {
 }
 
 function itemCounts(envelope: FramedEnvelope): ItemCount[] {
-  return envelope.items.flatMap((item) => {
+  const counts: ItemCount[] = [];
+  for (const item of envelope.items) {
     const info = itemTypeInfo(item.header.type);
-    return info ? [{ category: info.category, quantity: itemQuantity(item.header) }] : [];
-  });
+    if (info) counts.push({ category: info.category, quantity: itemQuantity(item.header) });
+  }
+  return counts;
 }
 
 /** The categories a key's rate limit counts: events, as Sentry's key limits do. */
@@ -278,11 +282,19 @@ function checkCredentials(result: CredentialResult): { publicKey: string; dsnPro
   return result;
 }
 
-async function authenticate(
+/**
+ * The key behind the credentials; synchronous when the key cache holds it, as it does for
+ * nearly every request (awaiting costs promises that every request would pay for).
+ */
+function authenticate(
   ctx: AcceptContext,
   credentials: { publicKey: string },
-): Promise<KeyInfo> {
-  const key = await ctx.keys.lookup(credentials.publicKey);
+): KeyInfo | Promise<KeyInfo> {
+  const found = ctx.keys.lookup(credentials.publicKey);
+  return found instanceof Promise ? found.then(usableKey) : usableKey(found);
+}
+
+function usableKey(key: KeyInfo | null): KeyInfo {
   if (!key) throw new Refusal(403, "unknown DSN key");
   if (!key.enabled) throw new Refusal(403, "DSN key is disabled");
   return key;
@@ -363,22 +375,11 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
   return { json, eventId: typeof id === "string" ? id : undefined };
 }
 
-async function enqueue(
-  ctx: AcceptContext,
-  key: KeyInfo,
-  kind: QueueKind,
-  body: Buffer,
-): Promise<void> {
-  try {
-    await ctx.queue.enqueue({
-      projectId: key.projectId,
-      keyId: key.keyId,
-      receivedAt: Date.now(),
-      kind,
-      body,
+function enqueue(ctx: AcceptContext, key: KeyInfo, kind: QueueKind, body: Buffer): Promise<void> {
+  return ctx.queue
+    .enqueue({ projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body })
+    .catch((err) => {
+      console.error("[ingest] queue write failed:", err);
+      throw new Refusal(503, "the queue could not be written; retry later");
     });
-  } catch (err) {
-    console.error("[ingest] queue write failed:", err);
-    throw new Refusal(503, "the queue could not be written; retry later");
-  }
 }

@@ -115,7 +115,8 @@ export class KeyCache {
     keyCaches().add(this);
   }
 
-  async lookup(publicKey: string): Promise<KeyInfo | null> {
+  /** The key's settings: from memory when cached (no promise), else from the database. */
+  lookup(publicKey: string): KeyInfo | null | Promise<KeyInfo | null> {
     const hit = this.entries.get(publicKey);
     if (hit && hit.expires > Date.now()) return hit.info;
     let inflight = this.pending.get(publicKey);
