@@ -2,11 +2,10 @@ import { sql } from "kysely";
 import type { Db } from "../db/connection";
 import { GroupCommit } from "./group-commit";
 import {
-  asQueueKind,
   lastIdWithinBytes,
-  type QueuedEnvelope,
   type QueueReader,
   type QueueWriter,
+  queuedEnvelopeOf,
   type RawEnvelope,
 } from "./queue";
 
@@ -80,14 +79,7 @@ export function openPostgresQueue(db: Db) {
               )
               .orderBy("id")
               .execute();
-            const envelopes: QueuedEnvelope[] = rows.map((r) => ({
-              id: r.id,
-              projectId: r.project_id,
-              keyId: r.key_id,
-              receivedAt: r.received_at,
-              kind: asQueueKind(r.kind),
-              body: r.body,
-            }));
+            const envelopes = rows.map(queuedEnvelopeOf);
             await write(await prepare(envelopes), trx);
             await trx
               .deleteFrom("ingest_queue")

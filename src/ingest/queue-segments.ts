@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { asQueueKind, type RawEnvelope } from "./queue";
+import { type QueueRow, queuedEnvelopeOf } from "./queue";
 import { encodeRecords } from "./queue-log";
 
 /**
@@ -65,32 +65,18 @@ export function convertSqliteSegments(mainPath: string, mark: number): void {
         const hasTable = sqlite
           .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ingest_queue'")
           .get();
-        const rows = (hasTable ? sqlite : undefined)
-          ?.prepare(
-            "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? ORDER BY id",
-          )
-          .all(mark) as
-          | {
-              id: number;
-              project_id: number;
-              key_id: number;
-              received_at: number;
-              kind: string;
-              body: Buffer;
-            }[]
-          | undefined;
+        const rows = hasTable
+          ? (sqlite
+              .prepare(
+                "SELECT id, project_id, key_id, received_at, kind, body FROM ingest_queue WHERE id > ? ORDER BY id",
+              )
+              .all(mark) as QueueRow[])
+          : [];
         const aside = `${target}.${process.pid}.tmp`;
         const fd = fs.openSync(aside, "w");
-        for (const row of rows ?? []) {
-          const envelope: RawEnvelope = {
-            projectId: row.project_id,
-            keyId: row.key_id,
-            receivedAt: row.received_at,
-            kind: asQueueKind(row.kind),
-            body: row.body,
-          };
-          fs.writevSync(fd, encodeRecords([envelope], row.id - 1));
-        }
+        // One at a time: each record keeps its row's id, and ids need not be consecutive.
+        for (const row of rows)
+          fs.writevSync(fd, encodeRecords([queuedEnvelopeOf(row)], row.id - 1));
         fs.fsyncSync(fd);
         fs.closeSync(fd);
         fs.renameSync(aside, target);

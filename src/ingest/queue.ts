@@ -29,6 +29,27 @@ export interface QueuedEnvelope extends RawEnvelope {
   id: number;
 }
 
+/** A row of an `ingest_queue` table (PostgreSQL's, or a SQLite queue file of earlier versions). */
+export interface QueueRow {
+  id: number;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  kind: string;
+  body: Buffer;
+}
+
+export function queuedEnvelopeOf(row: QueueRow): QueuedEnvelope {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    keyId: row.key_id,
+    receivedAt: row.received_at,
+    kind: asQueueKind(row.kind),
+    body: row.body,
+  };
+}
+
 export interface QueueWriter {
   /** Resolves once the envelope is committed (group commit: many callers share one write). */
   enqueue(envelope: RawEnvelope): Promise<void>;
