@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import SqliteDatabase from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
 import {
@@ -10,7 +10,7 @@ import {
   type QueueWriter,
 } from "../src/ingest/queue";
 import { encodeRecords } from "../src/ingest/queue-log";
-import { queueSegments } from "../src/ingest/queue-segments";
+import { queueSegments, segmentFile } from "../src/ingest/queue-segments";
 import { IngestWorker } from "../src/ingest/worker";
 import { sqliteDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
@@ -128,6 +128,42 @@ describe("SQLite queue segments", () => {
     await enqueue(writer, 1);
     expect(await worker.drain()).toBe(1);
     expect(await storedEvents()).toBe(5);
+  });
+
+  it("reads a commit that lands just before the writer moves on, not skipping it as torn", async () => {
+    writer = await openQueueWriter(db);
+    reader = await openQueueReader(db);
+    const worker = new IngestWorker(reader, { batchSize: 100 });
+    await enqueue(writer, 1);
+    expect(await worker.drain()).toBe(1);
+    const current = segments().at(-1) as { seq: number; file: string };
+
+    // The race, made to happen every time: the worker has read the newest segment to its end
+    // and looks for a later one. Just then the accepting thread appends a commit there and
+    // starts the next segment (with one more), as it does past the segment size.
+    const readdir = fs.readdirSync;
+    let raced = false;
+    const spy = vi.spyOn(fs, "readdirSync").mockImplementation(((...args: unknown[]) => {
+      if (!raced) {
+        raced = true;
+        fs.appendFileSync(current.file, Buffer.concat(encodeRecords([envelope()], 1)));
+        fs.writeFileSync(
+          segmentFile(db.sqlitePath as string, current.seq + 1),
+          Buffer.concat(encodeRecords([envelope()], 2)),
+        );
+      }
+      return (readdir as (...a: unknown[]) => unknown)(...args);
+    }) as typeof fs.readdirSync);
+    const errors = vi.spyOn(console, "error");
+    try {
+      expect(await worker.drain()).toBe(2);
+    } finally {
+      spy.mockRestore();
+      errors.mockRestore();
+    }
+    expect(raced).toBe(true);
+    expect(await storedEvents()).toBe(3);
+    expect(errors).not.toHaveBeenCalled();
   });
 
   it("gives the disk back after a steady stream, where one file's WAL kept every envelope", async () => {

@@ -176,15 +176,22 @@ export async function openSqliteQueue(db: Db) {
       const nextRecords = (from: Position, limit: number) => {
         let at = from;
         for (;;) {
-          const read = readRecords(fdOf(at.segment), at.offset, limit, BATCH_BYTES);
-          if (read.records.length > 0) return { records: read.records, start: at, end: read.end };
+          const read = () => readRecords(fdOf(at.segment), at.offset, limit, BATCH_BYTES);
+          const first = read();
+          if (first.records.length > 0)
+            return { records: first.records, start: at, end: first.end };
           // Nothing more here. A segment the writer has moved on from never grows again.
           const index = segments.indexOf(at.segment);
           const later = segments[index + 1] ?? (refresh() ? segments[index + 1] : undefined);
           if (!later) return { records: [], start: at, end: at.offset };
-          if (read.damaged || read.end < fs.fstatSync(fdOf(at.segment)).size)
+          // Read it once more now that it is known to be complete: the writer may have
+          // appended its last commit here and started the later segment since the read
+          // above. Without this, that commit looked like a torn tail and was skipped.
+          const last = read();
+          if (last.records.length > 0) return { records: last.records, start: at, end: last.end };
+          if (last.damaged || last.end < fs.fstatSync(fdOf(at.segment)).size)
             console.error(
-              `[queue] ${at.segment.file}: bytes after offset ${read.end} are not a whole record (a crash?); skipped`,
+              `[queue] ${at.segment.file}: bytes after offset ${last.end} are not a whole record (a crash?); skipped`,
             );
           at = { segment: later, offset: 0 };
         }
