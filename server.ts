@@ -52,7 +52,14 @@ async function main(): Promise<void> {
     db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
   if (workerThreads < config.FAULTLINE_WORKERS)
     console.warn("[worker] SQLite: using 1 worker thread");
-  const workers = runsWorkers ? new WorkerPool(workerThreads, role !== "worker") : undefined;
+  // Role all holds processing while accepting is saturated (worker-pool.ts), as long as the
+  // backlog stays under half its bound, so that the hold itself never causes backpressure.
+  const workers = runsWorkers
+    ? new WorkerPool(workerThreads, {
+        idlePriority: role !== "worker",
+        mayHold: () => (ingest?.context.pressure.backlogShare() ?? 1) < 0.5,
+      })
+    : undefined;
   await workers?.start();
   if (ingest && workers) ingest.context.queue.onCommitted = () => workers.wake();
   const missedCheckIns = runsWorkers ? new MissedCheckInDetector(db) : undefined;

@@ -35,6 +35,7 @@ const EnvSchema = z.object({
    * (src/ingest/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy
    * processes cannot hold processing back for good. (3 s was too short: a 10 s full-speed
    * bench:ingest run starved the worker for 3.4 s and the raised worker then halved accepting.)
+   * It also bounds how long processing is held while accepting is saturated.
    */
   FAULTLINE_WORKER_STARVED_SECONDS: z.coerce.number().min(0.5).default(30),
   /** Past this many envelopes waiting to be processed, ingest answers 429 instead of growing. */

@@ -24,6 +24,8 @@ export type Pressure = { kind: "queue_full" | "disk_full"; detail: string } | nu
 export class BackpressureGuard {
   private queuePressure: Pressure = null;
   private diskPressure: Pressure = null;
+  /** The share of its bound the backlog filled at the last check (the larger of the two). */
+  private share = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -35,10 +37,16 @@ export class BackpressureGuard {
     return this.diskPressure ?? this.queuePressure;
   }
 
+  /** How full the queue was at the last check: 0 empty, 1 at its bound. */
+  backlogShare(): number {
+    return this.share;
+  }
+
   async check(): Promise<void> {
     try {
       const backlog = await this.readBacklog();
       const { maxEnvelopes, maxBytes } = this.limits;
+      this.share = Math.max(backlog.envelopes / maxEnvelopes, backlog.bytes / maxBytes);
       this.queuePressure =
         backlog.envelopes >= maxEnvelopes || backlog.bytes >= maxBytes
           ? {

@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { env } from "../env";
+import { AcceptSaturation } from "./accept-saturation";
 import { setThreadPriority } from "./thread-priority";
 
 /**
@@ -11,6 +12,13 @@ import { setThreadPriority } from "./thread-priority";
  * on 2 cores held a queue of 1,500 envelopes unprocessed for over a minute. So the pool
  * watches them: a worker with work that has not finished a batch for
  * FAULTLINE_WORKER_STARVED_SECONDS is put at normal priority until it has caught up.
+ *
+ * Accepting comes first. Even at idle priority a worker slows a saturated accepting thread
+ * (accept-saturation.ts), so while accepting is saturated the pool holds processing: the
+ * workers start no new batch, and the queue absorbs the burst. A hold ends when accepting
+ * is no longer saturated, when the backlog nears its bound (`mayHold`), or after
+ * FAULTLINE_WORKER_STARVED_SECONDS; after that last, the pool holds no more until the
+ * workers have caught up, so sustained overload still gets processed as before.
  */
 
 interface PooledWorker {
@@ -22,15 +30,26 @@ interface PooledWorker {
   boosted: boolean;
 }
 
+export interface WorkerPoolOptions {
+  /** The workers lower their priority and yield to accepting (role all); see above. */
+  idlePriority?: boolean;
+  /** False while holding processing back would risk backpressure (the backlog is large). */
+  mayHold?: () => boolean;
+}
+
 export class WorkerPool {
   private workers: PooledWorker[] = [];
   private wakePending = false;
   private watch: NodeJS.Timeout | undefined;
+  private readonly saturation = new AcceptSaturation();
+  /** Since when processing is held for accepting; undefined when it is not. */
+  private heldSince: number | undefined;
+  /** A hold ran its full time: no new one until the workers have caught up. */
+  private holdSpent = false;
 
-  /** `idlePriority`: the workers lower their priority (role all); see above. */
   constructor(
     private readonly size: number,
-    private readonly idlePriority = false,
+    private readonly options: WorkerPoolOptions = {},
   ) {}
 
   async start(): Promise<void> {
@@ -63,15 +82,18 @@ export class WorkerPool {
       thread.on("message", (m) => this.onMessage(worker, m));
       this.workers.push(worker);
     }
-    if (this.idlePriority) {
-      this.watch = setInterval(() => this.checkStarvation(), 500);
+    if (this.options.idlePriority) {
+      this.watch = setInterval(() => {
+        this.steerHold();
+        this.checkStarvation();
+      }, 250);
       this.watch.unref();
     }
   }
 
   /** Coalesced: many commits in one tick send one message per thread. */
   wake(): void {
-    if (this.wakePending) return;
+    if (this.wakePending || this.heldSince !== undefined) return;
     this.wakePending = true;
     queueMicrotask(() => {
       this.wakePending = false;
@@ -105,13 +127,41 @@ export class WorkerPool {
     worker.lastBatchAt = Date.now();
     if (message === "progress") return;
     worker.busySince = undefined;
+    if (this.workers.every((w) => w.busySince === undefined)) this.holdSpent = false;
     if (worker.boosted && worker.tid !== undefined) {
       setThreadPriority(worker.tid, "idle");
       worker.boosted = false;
     }
   }
 
+  private steerHold(): void {
+    const saturated = this.saturation.update();
+    const now = Date.now();
+    if (this.heldSince === undefined) {
+      const waiting = this.workers.some((w) => w.busySince !== undefined);
+      if (!saturated || !waiting || this.holdSpent || !(this.options.mayHold?.() ?? true)) return;
+      this.heldSince = now;
+      for (const w of this.workers) w.thread.postMessage("hold");
+      return;
+    }
+    const expired = now - this.heldSince >= env().FAULTLINE_WORKER_STARVED_SECONDS * 1000;
+    if (saturated && !expired && (this.options.mayHold?.() ?? true)) return;
+    if (expired) {
+      console.warn(
+        `[worker] accepting has been saturated for ${now - this.heldSince} ms; processing resumes (at idle priority) and is not held again until it has caught up`,
+      );
+      this.holdSpent = true;
+    }
+    this.heldSince = undefined;
+    for (const w of this.workers) {
+      // The starvation watch counts from here: a held worker was not starved.
+      w.lastBatchAt = now;
+      w.thread.postMessage("release");
+    }
+  }
+
   private checkStarvation(): void {
+    if (this.heldSince !== undefined) return;
     const now = Date.now();
     const starvedMs = env().FAULTLINE_WORKER_STARVED_SECONDS * 1000;
     for (const w of this.workers) {

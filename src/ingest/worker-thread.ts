@@ -11,7 +11,8 @@ import { IngestWorker } from "./worker";
 
 /**
  * Entry of a worker thread: its own database connection and queue reader, so processing
- * runs on the second core while the main thread accepts. Messages in: "wake", "stop"; out:
+ * runs on the second core while the main thread accepts. Messages in: "wake", "hold" and
+ * "release" (worker-pool.ts holds processing while accepting is saturated), "stop"; out:
  * "ready" (with the thread id), "progress" or "idle" after each batch, "stopped".
  */
 async function main(): Promise<void> {
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
       : undefined;
   parentPort?.on("message", async (message: unknown) => {
     if (message === "wake") worker.wake();
+    if (message === "hold" || message === "release") worker.hold(message === "hold");
     if (message === "stop") {
       await retention?.stop();
       await worker.stop();

@@ -32,6 +32,7 @@ export class IngestWorker {
   private running = false;
   private loops: Promise<void>[] = [];
   private sleepers = new Set<() => void>();
+  private held = false;
 
   constructor(
     private readonly reader: QueueReader,
@@ -62,6 +63,12 @@ export class IngestWorker {
     for (let i = 0; i < inFlight; i++) this.loops.push(this.run());
   }
 
+  /** While held, no new batch starts (the one in progress finishes). */
+  hold(held: boolean): void {
+    this.held = held;
+    if (!held) this.wake();
+  }
+
   wake(): void {
     for (const wakeUp of [...this.sleepers]) wakeUp();
   }
@@ -75,6 +82,10 @@ export class IngestWorker {
 
   private async run(): Promise<void> {
     while (this.running) {
+      if (this.held) {
+        await this.sleep(1000);
+        continue;
+      }
       let handled = 0;
       try {
         handled = await this.runOnce();
