@@ -105,7 +105,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
           nextSlot += interval;
           if (slot > now) {
             setTimeout(() => {
-              sentAt = slot;
+              // Timers run on the loop's millisecond clock and may fire just before the
+              // slot: latency then counts from the real send, never from the future.
+              sentAt = Math.min(slot, performance.now());
               write();
             }, slot - now);
             return;
