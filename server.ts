@@ -78,11 +78,7 @@ async function main(): Promise<void> {
   const server = http.createServer((req, res) => {
     const target = ingest ? ingestTarget(req.url ?? "/") : null;
     if (target && ingest) {
-      handleIngest(req, res, target.query, target.route, ingest.context).catch((err) => {
-        console.error("[ingest] unexpected error:", err);
-        if (!res.headersSent) send(res, 500, { detail: "internal error" });
-        else res.destroy();
-      });
+      handleIngest(req, res, target.query, target.route, ingest.context);
       return;
     }
     const url = new URL(req.url ?? "/", "http://localhost");

@@ -188,9 +188,24 @@ function queueDepth(databaseUrl: string): {
   };
 }
 
+async function countEvents(databaseUrl: string): Promise<number> {
+  const db = openDb(databaseUrl, { poolSize: 1 });
+  try {
+    const row = await db.kysely
+      .selectFrom("events")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  } finally {
+    await db.close();
+  }
+}
+
 interface FaultlineResult {
   label: string;
   workload: Workload;
+  /** Events stored once the queue drained (errors and large: one per accepted request). */
+  storedEvents: number | undefined;
   bytes: number;
   throughput: LoadResult;
   fixedRate?: LoadResult;
@@ -230,6 +245,8 @@ async function benchFaultline(
   const done = Date.now();
   const drainCpu = cpuSince(pid, cpuAtStart);
   await queue.close();
+  // Nothing lost: in these workloads every accepted envelope holds exactly one error event.
+  const storedEvents = workload === "mixed" ? undefined : await countEvents(databaseUrl);
   const processedPerSec = throughput.ok / ((done - start) / 1000);
 
   let fixedRate: LoadResult | undefined;
@@ -251,6 +268,7 @@ async function benchFaultline(
   return {
     label,
     workload,
+    storedEvents,
     bytes: Math.round(bodies.reduce((n, b) => n + Buffer.byteLength(b), 0) / bodies.length),
     throughput,
     fixedRate,
@@ -361,6 +379,10 @@ async function main() {
   );
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
   for (const r of results) {
+    if (r.storedEvents !== undefined)
+      console.log(
+        `${r.storedEvents === r.throughput.ok ? "ok" : "LOST EVENTS"}: ${r.label} ${r.workload} stored ${r.storedEvents} events for ${r.throughput.ok} accepted requests`,
+      );
     const other = r.throughput.other + (r.fixedRate?.other ?? 0);
     if (other > 0)
       console.log(

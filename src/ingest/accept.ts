@@ -106,23 +106,76 @@ export function send(
   res.end(json);
 }
 
-export async function handleIngest(
+/**
+ * Answers one ingest request. Callbacks, not async functions: under Next's AsyncLocalStorage
+ * every promise costs every request an async-hooks call and garbage, and this runs for every
+ * envelope. With a cached key (nearly always) the only promises are the queue commit's.
+ * Never throws: every failure becomes an answer.
+ */
+export function handleIngest(
   req: IncomingMessage,
   res: ServerResponse,
   query: URLSearchParams,
   route: IngestRoute,
   ctx: AcceptContext,
-): Promise<void> {
+): void {
   if (req.method === "OPTIONS") {
     res.writeHead(204, PREFLIGHT_HEADERS);
     res.end();
     return;
   }
+  const fail = (err: unknown) => answerFailure(req, res, err);
   try {
-    const id = await accept(req, query, route, ctx);
-    send(res, 200, id ? { id } : {});
+    checkRequest(req, route);
   } catch (err) {
-    if (!(err instanceof Refusal)) throw err;
+    fail(err);
+    return;
+  }
+  const isStore = route.kind === "store";
+  // Sees compressed bodies only; it bounds decompression work (see envelope-guard.ts).
+  let guard: EnvelopeGuard | undefined;
+  const inspect = (chunk: Buffer) => {
+    guard ??= new EnvelopeGuard();
+    return guard.push(chunk);
+  };
+  const limits = {
+    maxWireBytes: LIMITS.requestBytes,
+    maxDecodedBytes: isStore ? LIMITS.storeBytes : LIMITS.decompressedBytes,
+    inspect: isStore ? undefined : inspect,
+  };
+  readBody(req, limits, (read) => {
+    try {
+      if (!read.ok) {
+        throw new Refusal(read.status, read.detail, { closeConnection: read.status === 413 });
+      }
+      const accepted = isStore
+        ? acceptStore(req, query, route, ctx, read.body)
+        : acceptEnvelope(req, query, route, ctx, read.body);
+      const commit = (a: Accepted) =>
+        enqueue(ctx, a).then(() => {
+          try {
+            send(res, 200, a.eventId ? { id: a.eventId } : {});
+          } catch (err) {
+            fail(err);
+          }
+        }, fail);
+      if (accepted instanceof Promise) accepted.then(commit, fail);
+      else commit(accepted);
+    } catch (err) {
+      fail(err);
+    }
+  });
+}
+
+/** A refusal's answer, or 500 for anything else. Never throws: it runs in callbacks. */
+function answerFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  try {
+    if (!(err instanceof Refusal)) {
+      console.error("[ingest] unexpected error:", err);
+      if (!res.headersSent) send(res, 500, { detail: "internal error" });
+      else res.destroy();
+      return;
+    }
     const { closeConnection, headers: extra } = err.options;
     const headers: Record<string, string> = {
       ...extra,
@@ -131,15 +184,22 @@ export async function handleIngest(
     if (closeConnection) headers.Connection = "close";
     send(res, err.status, { detail: err.detail }, headers);
     if (closeConnection) res.once("finish", () => req.socket.destroySoon?.());
+  } catch (failure) {
+    console.error("[ingest] could not answer:", failure);
+    res.destroy();
   }
 }
 
-async function accept(
-  req: IncomingMessage,
-  query: URLSearchParams,
-  route: IngestRoute,
-  ctx: AcceptContext,
-): Promise<string | undefined> {
+/** What passed every check and goes into the queue; the answer carries `eventId`. */
+interface Accepted {
+  key: KeyInfo;
+  kind: QueueKind;
+  body: Buffer;
+  eventId: string | undefined;
+}
+
+/** The refusals that need no body: the method, and the ids in the URL. */
+function checkRequest(req: IncomingMessage, route: IngestRoute): void {
   if (req.method !== "POST") throw new Refusal(405, `method ${req.method} not allowed; use POST`);
   if (route.kind !== "tunnel" && !/^\d+$/.test(route.projectId)) {
     throw new Refusal(
@@ -148,61 +208,72 @@ async function accept(
     );
   }
   if (route.kind === "tunnel") checkTunnelParams(route);
+}
 
-  const isStore = route.kind === "store";
-  const guard = isStore ? undefined : new EnvelopeGuard();
-  const read = await readBody(req, {
-    maxWireBytes: LIMITS.requestBytes,
-    maxDecodedBytes: isStore ? LIMITS.storeBytes : LIMITS.decompressedBytes,
-    inspect: guard ? (chunk) => guard.push(chunk) : undefined,
-  });
-  if (!read.ok) {
-    throw new Refusal(read.status, read.detail, { closeConnection: read.status === 413 });
-  }
-
-  if (isStore) {
-    const { json, eventId } = parseStoreBody(read.body);
-    const found = authenticate(
-      ctx,
-      checkCredentials(extractCredentials(query, req.headers, undefined)),
-    );
-    const key = found instanceof Promise ? await found : found;
-    checkProject(key, route.projectId);
+/**
+ * The checks once the body is read, for the legacy store endpoint and for envelopes.
+ * Synchronous when the key is cached; a promise only when it has to be looked up.
+ */
+function acceptStore(
+  req: IncomingMessage,
+  query: URLSearchParams,
+  route: IngestRoute,
+  ctx: AcceptContext,
+  body: Buffer,
+): Accepted | Promise<Accepted> {
+  const { json, eventId } = parseStoreBody(body);
+  const credentials = checkCredentials(extractCredentials(query, req.headers, undefined));
+  return withKey(authenticate(ctx, credentials), (key) => {
+    if (route.kind !== "tunnel") checkProject(key, route.projectId);
     admit(ctx, key, [{ category: "error", quantity: 1 }]);
-    await enqueue(ctx, key, "store", json);
-    return eventId;
-  }
+    return { key, kind: "store", body: json, eventId };
+  });
+}
 
-  const framed = frameEnvelope(read.body);
+function acceptEnvelope(
+  req: IncomingMessage,
+  query: URLSearchParams,
+  route: IngestRoute,
+  ctx: AcceptContext,
+  body: Buffer,
+): Accepted | Promise<Accepted> {
+  const framed = frameEnvelope(body);
   if (!framed.ok) throw new Refusal(400, `invalid envelope: ${framed.detail}`);
   const envelope = framed.value;
   const credentials = checkCredentials(extractCredentials(query, req.headers, envelope.header.dsn));
-  const found = authenticate(ctx, credentials);
-  const key = found instanceof Promise ? await found : found;
-  if (route.kind === "tunnel") {
-    if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
-      throw new Refusal(403, "the envelope's dsn does not belong to organization o and project p");
+  return withKey(authenticate(ctx, credentials), (key) => {
+    if (route.kind === "tunnel") {
+      if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
+        throw new Refusal(
+          403,
+          "the envelope's dsn does not belong to organization o and project p",
+        );
+      }
+      if (credentials.dsnProjectId !== undefined && credentials.dsnProjectId !== route.project) {
+        throw new Refusal(403, "the envelope's dsn names another project than p");
+      }
+    } else {
+      checkProject(key, route.projectId);
     }
-    if (credentials.dsnProjectId !== undefined && credentials.dsnProjectId !== route.project) {
-      throw new Refusal(403, "the envelope's dsn names another project than p");
+    const limited = enforceItemLimits(body, envelope);
+    const eventId = checkItems(envelope, new Set(limited.dropped.map((d) => d.index)));
+    for (const d of limited.dropped) {
+      if (d.category !== "internal")
+        ctx.outcomes.add(key.projectId, d.category, "invalid", d.reason, d.quantity);
     }
-  } else {
-    checkProject(key, route.projectId);
-  }
-  const limited = enforceItemLimits(read.body, envelope);
-  const eventId = checkItems(envelope, new Set(limited.dropped.map((d) => d.index)));
-  for (const d of limited.dropped) {
-    if (d.category !== "internal")
-      ctx.outcomes.add(key.projectId, d.category, "invalid", d.reason, d.quantity);
-  }
-  if (!limited.storable) {
-    const details = limited.dropped.slice(0, 3).map((d) => d.detail);
-    if (limited.dropped.length > 3) details.push(`${limited.dropped.length - 3} more`);
-    throw new Refusal(413, `no item left to store: ${details.join("; ")}`);
-  }
-  admit(ctx, key, itemCounts(limited.envelope));
-  await enqueue(ctx, key, "envelope", limited.body);
-  return eventId;
+    if (!limited.storable) {
+      const details = limited.dropped.slice(0, 3).map((d) => d.detail);
+      if (limited.dropped.length > 3) details.push(`${limited.dropped.length - 3} more`);
+      throw new Refusal(413, `no item left to store: ${details.join("; ")}`);
+    }
+    admit(ctx, key, itemCounts(limited.envelope));
+    return { key, kind: "envelope", body: limited.body, eventId };
+  });
+}
+
+/** `then` for a key that is nearly always at hand: `next` runs at once unless it is a promise. */
+function withKey<T>(key: KeyInfo | Promise<KeyInfo>, next: (key: KeyInfo) => T): T | Promise<T> {
+  return key instanceof Promise ? key.then(next) : next(key);
 }
 
 interface ItemCount {
@@ -375,7 +446,9 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
   return { json, eventId: typeof id === "string" ? id : undefined };
 }
 
-function enqueue(ctx: AcceptContext, key: KeyInfo, kind: QueueKind, body: Buffer): Promise<void> {
+/** Resolves once the envelope is committed; a failed write rejects with a 503 refusal. */
+function enqueue(ctx: AcceptContext, accepted: Accepted): Promise<void> {
+  const { key, kind, body } = accepted;
   return ctx.queue
     .enqueue({ projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body })
     .catch((err) => {
