@@ -64,6 +64,12 @@ describe.runIf(process.platform === "linux")("processing held for saturated acce
         firstSeen.set(s.stored, since);
         longestStill = Math.max(longestStill, s.at - since);
       }
+      console.log(
+        `[accept-first] ${result.ok} accepted in ${LOAD_SECONDS} s; stored over time: ${samples
+          .filter((_, i) => i % 5 === 0)
+          .map((s) => `${(s.at / 1000).toFixed(1)} s ${s.stored}`)
+          .join(", ")}; longest stretch without one stored: ${longestStill} ms`,
+      );
       expect(longestStill).toBeGreaterThanOrEqual(1000);
       // Resumed within the load once the hold ran its time (which starts within the first
       // second): events stored over the last two seconds of load.
