@@ -6,8 +6,9 @@ import {
   type StorableBatch,
   toTransferred,
 } from "./process";
-import type { ProcessRequest, ProcessResponse } from "./processor-thread";
+import type { ProcessorMessage, ProcessRequest, ProcessResponse } from "./processor-thread";
 import type { QueuedEnvelope } from "./queue";
+import { setThreadPriority } from "./thread-priority";
 
 /**
  * Spreads the process stage of a batch over processor threads (dist/processor-thread.js)
@@ -22,8 +23,21 @@ export class ProcessorPool {
     { resolve: (r: ProcessResponse) => void; reject: (e: Error) => void }
   >();
   private nextId = 1;
+  /** Each thread's Linux thread id, once it has said it (for the priority below). */
+  private tids = new Map<Worker, number>();
+  private priority: "idle" | "normal" | undefined;
 
   constructor(private readonly size: number) {}
+
+  /**
+   * Puts the processor threads, and any that start later, at a priority. The worker pool
+   * raises a starved worker (worker-pool.ts); a worker at normal priority that waits on
+   * processors at idle priority would still be starved.
+   */
+  setPriority(priority: "idle" | "normal"): void {
+    this.priority = priority;
+    for (const tid of this.tids.values()) setThreadPriority(tid, priority);
+  }
 
   start(): void {
     for (let i = 0; i < this.size; i++) this.threads.push(this.spawn());
@@ -33,13 +47,21 @@ export class ProcessorPool {
     const thread = new Worker(new URL("./processor-thread.js", import.meta.url), {
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
-    thread.on("message", (response: ProcessResponse) => {
+    thread.on("message", (message: ProcessorMessage) => {
+      if ("ready" in message) {
+        if (message.tid === undefined) return;
+        this.tids.set(thread, message.tid);
+        if (this.priority) setThreadPriority(message.tid, this.priority);
+        return;
+      }
+      const response = message;
       const waiter = this.pending.get(response.id);
       this.pending.delete(response.id);
       waiter?.resolve(response);
     });
     thread.on("error", (err) => console.error("[processor] thread error:", err));
     thread.on("exit", (code) => {
+      this.tids.delete(thread);
       if (!this.threads.includes(thread)) return;
       // Fail whatever it held (the batch is retried) and replace it.
       for (const [id, waiter] of this.pending) {

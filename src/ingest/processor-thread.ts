@@ -2,7 +2,7 @@ import { parentPort } from "node:worker_threads";
 import { env } from "../env";
 import { processEnvelopes, type TransferredBatch, toTransferred } from "./process";
 import type { QueuedEnvelope } from "./queue";
-import { lowerThreadPriority } from "./thread-priority";
+import { currentThreadId, lowerThreadPriority } from "./thread-priority";
 
 /**
  * Entry of a processor thread: the CPU-heavy part of the worker (parse, normalize,
@@ -18,7 +18,11 @@ export type ProcessResponse =
   | { id: number; ok: true; batch: TransferredBatch }
   | { id: number; ok: false; error: string };
 
+/** The first message says the thread's id, so the pool can change its priority later. */
+export type ProcessorMessage = ProcessResponse | { ready: true; tid: number | undefined };
+
 lowerThreadPriority(env().FAULTLINE_ROLE);
+parentPort?.postMessage({ ready: true, tid: currentThreadId() } satisfies ProcessorMessage);
 
 parentPort?.on("message", (request: ProcessRequest) => {
   let response: ProcessResponse;

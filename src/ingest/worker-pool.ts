@@ -11,7 +11,8 @@ import { setThreadPriority } from "./thread-priority";
  * any other busy process on the machine can starve them outright: two CPU-bound processes
  * on 2 cores held a queue of 1,500 envelopes unprocessed for over a minute. So the pool
  * watches them: a worker with work that has not finished a batch for
- * FAULTLINE_WORKER_STARVED_SECONDS is put at normal priority until it has caught up.
+ * FAULTLINE_WORKER_STARVED_SECONDS is put at normal priority, with its processor threads,
+ * until it has caught up.
  *
  * Accepting comes first. Even at idle priority a worker slows a saturated accepting thread
  * (accept-saturation.ts), so while accepting is saturated the pool holds processing: the
@@ -130,6 +131,7 @@ export class WorkerPool {
     if (this.workers.every((w) => w.busySince === undefined)) this.holdSpent = false;
     if (worker.boosted && worker.tid !== undefined) {
       setThreadPriority(worker.tid, "idle");
+      worker.thread.postMessage("unboost");
       worker.boosted = false;
     }
   }
@@ -171,6 +173,7 @@ export class WorkerPool {
         `[worker] no batch finished for ${now - Math.max(w.busySince, w.lastBatchAt)} ms with work waiting: other processes take the CPU; processing at normal priority until it catches up`,
       );
       setThreadPriority(w.tid, "normal");
+      w.thread.postMessage("boost");
       w.boosted = true;
     }
   }

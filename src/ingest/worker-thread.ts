@@ -12,7 +12,8 @@ import { IngestWorker } from "./worker";
 /**
  * Entry of a worker thread: its own database connection and queue reader, so processing
  * runs on the second core while the main thread accepts. Messages in: "wake", "hold" and
- * "release" (worker-pool.ts holds processing while accepting is saturated), "stop"; out:
+ * "release" (worker-pool.ts holds processing while accepting is saturated), "boost" and
+ * "unboost" (the pool raised or lowered this thread), "stop"; out:
  * "ready" (with the thread id), "progress" or "idle" after each batch, "stopped".
  */
 async function main(): Promise<void> {
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
   parentPort?.on("message", async (message: unknown) => {
     if (message === "wake") worker.wake();
     if (message === "hold" || message === "release") worker.hold(message === "hold");
+    // The pool raised or lowered this thread (worker-pool.ts); its processors go along.
+    if (message === "boost" || message === "unboost")
+      processors?.setPriority(message === "boost" ? "normal" : "idle");
     if (message === "stop") {
       await retention?.stop();
       await worker.stop();
