@@ -22,10 +22,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { openDb } from "../src/db/connection";
+import { type Db, openDb } from "../src/db/connection";
 import { RECORD_HEADER_BYTES, scanRecords } from "../src/ingest/queue-log";
 import { queueSegments } from "../src/ingest/queue-segments";
-import { TEST_DATABASE_URL } from "../tests/helpers/databases";
+import { countEvents, TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { processThreads, SCHED_IDLE } from "../tests/helpers/threads";
 import { type LoadResult, runLoad } from "./load-generator";
@@ -127,24 +127,17 @@ async function startCeiling(): Promise<{ url: string; child: ChildProcess }> {
 }
 
 /** Envelopes accepted and not yet processed (on SQLite, at most): the drain check. */
-function queueDepth(databaseUrl: string): {
-  depth: () => Promise<number>;
-  close: () => Promise<void>;
-} {
-  const db = openDb(databaseUrl, { poolSize: 1 });
+function queueDepth(db: Db): () => Promise<number> {
   if (db.dialect === "postgres") {
-    return {
-      depth: async () =>
-        Number(
-          (
-            await db.kysely
-              .selectFrom("ingest_queue")
-              .select((eb) => eb.fn.countAll<number>().as("n"))
-              .executeTakeFirstOrThrow()
-          ).n,
-        ),
-      close: () => db.close(),
-    };
+    return async () =>
+      Number(
+        (
+          await db.kysely
+            .selectFrom("ingest_queue")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
   }
   // SQLite: the queue is segment files of its own; what the worker has done is its mark.
   // Queue ids only grow, so the newest id past the mark says whether anything waits. Each
@@ -175,30 +168,14 @@ function queueDepth(databaseUrl: string): {
     }
     return newest;
   };
-  return {
-    depth: async () => {
-      const mark = await db.kysely
-        .selectFrom("worker_state")
-        .select("value")
-        .where("name", "=", "sqlite_queue_mark")
-        .executeTakeFirst();
-      return Math.max(0, newestQueueId() - (mark?.value ?? 0));
-    },
-    close: () => db.close(),
+  return async () => {
+    const mark = await db.kysely
+      .selectFrom("worker_state")
+      .select("value")
+      .where("name", "=", "sqlite_queue_mark")
+      .executeTakeFirst();
+    return Math.max(0, newestQueueId() - (mark?.value ?? 0));
   };
-}
-
-async function countEvents(databaseUrl: string): Promise<number> {
-  const db = openDb(databaseUrl, { poolSize: 1 });
-  try {
-    const row = await db.kysely
-      .selectFrom("events")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  } finally {
-    await db.close();
-  }
 }
 
 interface FaultlineResult {
@@ -228,7 +205,8 @@ async function benchFaultline(
   const dsn = new URL(server.dsn);
   const url = `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
   const bodies = workloadBodies(workload, server.dsn);
-  const queue = queueDepth(databaseUrl);
+  const db = openDb(databaseUrl, { poolSize: 1 });
+  const queueDepthNow = queueDepth(db);
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const pid = server.process.pid as number;
@@ -239,14 +217,14 @@ async function benchFaultline(
   const acceptCpu = cpuSince(pid, cpuAtStart).main;
   // Accept-side outcomes are queued once a second: wait for that last one too.
   await new Promise((r) => setTimeout(r, 1100));
-  while ((await queue.depth()) > 0 && Date.now() - loadEnd < 300_000) {
+  while ((await queueDepthNow()) > 0 && Date.now() - loadEnd < 300_000) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const done = Date.now();
   const drainCpu = cpuSince(pid, cpuAtStart);
-  await queue.close();
   // Nothing lost: in these workloads every accepted envelope holds exactly one error event.
-  const storedEvents = workload === "mixed" ? undefined : await countEvents(databaseUrl);
+  const storedEvents = workload === "mixed" ? undefined : await countEvents(db);
+  await db.close();
   const processedPerSec = throughput.ok / ((done - start) / 1000);
 
   let fixedRate: LoadResult | undefined;

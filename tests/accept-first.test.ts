@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runLoad } from "../scripts/load-generator";
 import { errorBodies, ID_MARK } from "../scripts/workloads";
 import { openDb } from "../src/db/connection";
+import { countEvents } from "./helpers/databases";
 import { type RunningServer, startServer } from "./helpers/server";
 
 /**
@@ -26,15 +27,7 @@ describe.runIf(process.platform === "linux")("processing held for saturated acce
     const dsn = new URL(server.dsn);
     const url = `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
     const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`);
-    const stored = async () =>
-      Number(
-        (
-          await db.kysely
-            .selectFrom("events")
-            .select((eb) => eb.fn.countAll<number>().as("n"))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const stored = () => countEvents(db);
     try {
       const samples: { at: number; stored: number }[] = [];
       const start = Date.now();

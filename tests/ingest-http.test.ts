@@ -3,6 +3,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
+import { countEvents } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { addFixtureProject, FIXTURE_KEY, FIXTURE_PROJECT_ID } from "./helpers/fixture-project";
 import { loadFixtures } from "./helpers/fixtures";
@@ -70,11 +71,7 @@ const eventEnvelope = (over: object = {}) =>
 async function storedCounts() {
   const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`);
   try {
-    const events = await db.kysely
-      .selectFrom("events")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .executeTakeFirstOrThrow();
-    return Number(events.n);
+    return await countEvents(db);
   } finally {
     await db.close();
   }

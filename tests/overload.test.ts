@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runLoad } from "../scripts/load-generator";
 import { errorBodies, ID_MARK } from "../scripts/workloads";
 import { openDb } from "../src/db/connection";
+import { countEvents } from "./helpers/databases";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
 
 /**
@@ -48,12 +49,8 @@ function rssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
 }
 
-async function storedCount(): Promise<number> {
-  const row = await db.kysely
-    .selectFrom("events")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+function storedCount(): Promise<number> {
+  return countEvents(db);
 }
 
 describe("overload", () => {

@@ -12,7 +12,7 @@ import {
 import { encodeRecords } from "../src/ingest/queue-log";
 import { queueSegments, segmentFile } from "../src/ingest/queue-segments";
 import { IngestWorker } from "../src/ingest/worker";
-import { sqliteDatabase, type TestDatabase } from "./helpers/databases";
+import { countEvents, sqliteDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 
 /**
@@ -59,15 +59,7 @@ describe("SQLite queue segments", () => {
   const enqueue = (to: QueueWriter, n: number) =>
     Promise.all(Array.from({ length: n }, () => to.enqueue(envelope())));
   const segments = () => queueSegments(db.sqlitePath as string);
-  const storedEvents = async () =>
-    Number(
-      (
-        await db.kysely
-          .selectFrom("events")
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const storedEvents = () => countEvents(db);
 
   it("starts a new segment past the size, reads across them in order, and deletes done ones", async () => {
     writer = await openQueueWriter(db);

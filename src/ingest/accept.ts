@@ -31,13 +31,24 @@ export type IngestRoute =
 
 const PROJECT_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
 
-export function matchIngestRoute(pathname: string, query: URLSearchParams): IngestRoute | null {
-  if (pathname === "/monitoring" || pathname === "/monitoring/") {
-    return { kind: "tunnel", org: query.get("o"), project: query.get("p"), region: query.get("r") };
-  }
+/** Which ingest endpoint a path is, before its query is looked at; null if none. */
+type IngestPath = { kind: "tunnel" } | { kind: "envelope" | "store"; projectId: string };
+
+function matchIngestPath(pathname: string): IngestPath | null {
+  if (pathname === "/monitoring" || pathname === "/monitoring/") return { kind: "tunnel" };
   const m = PROJECT_ROUTE.exec(pathname);
   if (!m || m[1] === "0") return null; // /api/0/… is the read API, served by Next.
   return { kind: m[2] === "store" ? "store" : "envelope", projectId: m[1] as string };
+}
+
+function routeOf(match: IngestPath, query: URLSearchParams): IngestRoute {
+  if (match.kind !== "tunnel") return match;
+  return { kind: "tunnel", org: query.get("o"), project: query.get("p"), region: query.get("r") };
+}
+
+export function matchIngestRoute(pathname: string, query: URLSearchParams): IngestRoute | null {
+  const match = matchIngestPath(pathname);
+  return match && routeOf(match, query);
 }
 
 /**
@@ -47,20 +58,34 @@ export function matchIngestRoute(pathname: string, query: URLSearchParams): Inge
  */
 const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)*\/?$/;
 
-/** The ingest route of a request target (`req.url`) and its query, or null if not ingest. */
+/** The path and query string of a request target (`req.url`), as URL parsing gives them. */
+function splitTarget(requestTarget: string): { path: string; search: string } {
+  const q = requestTarget.indexOf("?");
+  const path = q === -1 ? requestTarget : requestTarget.slice(0, q);
+  if (PLAIN_PATH.test(path) && !requestTarget.includes("#"))
+    return { path, search: q === -1 ? "" : requestTarget.slice(q + 1) };
+  const url = new URL(requestTarget, "http://localhost");
+  return { path: url.pathname, search: url.search };
+}
+
+/**
+ * The ingest route of a request target and its query, or null if not ingest. The query is
+ * parsed only for an ingest path: every other request (the UI) goes to Next, which parses
+ * its own.
+ */
 export function ingestTarget(
   requestTarget: string,
 ): { route: IngestRoute; query: URLSearchParams } | null {
-  const q = requestTarget.indexOf("?");
-  const path = q === -1 ? requestTarget : requestTarget.slice(0, q);
-  if (PLAIN_PATH.test(path) && !requestTarget.includes("#")) {
-    const query = new URLSearchParams(q === -1 ? "" : requestTarget.slice(q + 1));
-    const route = matchIngestRoute(path, query);
-    return route && { route, query };
-  }
-  const url = new URL(requestTarget, "http://localhost");
-  const route = matchIngestRoute(url.pathname, url.searchParams);
-  return route && { route, query: url.searchParams };
+  const { path, search } = splitTarget(requestTarget);
+  const match = matchIngestPath(path);
+  if (!match) return null;
+  const query = new URLSearchParams(search);
+  return { route: routeOf(match, query), query };
+}
+
+/** Whether a request target is an ingest endpoint; its path alone tells. */
+export function isIngestTarget(requestTarget: string): boolean {
+  return matchIngestPath(splitTarget(requestTarget).path) !== null;
 }
 
 /** On every answer, so browser SDKs on any origin can read the status and rate limits. */
@@ -223,7 +248,7 @@ function acceptStore(
 ): Accepted | Promise<Accepted> {
   const { json, eventId } = parseStoreBody(body);
   const credentials = checkCredentials(extractCredentials(query, req.headers, undefined));
-  return withKey(authenticate(ctx, credentials), (key) => {
+  return andThen(authenticate(ctx, credentials), (key) => {
     if (route.kind !== "tunnel") checkProject(key, route.projectId);
     admit(ctx, key, [{ category: "error", quantity: 1 }]);
     return { key, kind: "store", body: json, eventId };
@@ -241,7 +266,7 @@ function acceptEnvelope(
   if (!framed.ok) throw new Refusal(400, `invalid envelope: ${framed.detail}`);
   const envelope = framed.value;
   const credentials = checkCredentials(extractCredentials(query, req.headers, envelope.header.dsn));
-  return withKey(authenticate(ctx, credentials), (key) => {
+  return andThen(authenticate(ctx, credentials), (key) => {
     if (route.kind === "tunnel") {
       if (String(key.organizationId) !== route.org || String(key.projectId) !== route.project) {
         throw new Refusal(
@@ -271,9 +296,12 @@ function acceptEnvelope(
   });
 }
 
-/** `then` for a key that is nearly always at hand: `next` runs at once unless it is a promise. */
-function withKey<T>(key: KeyInfo | Promise<KeyInfo>, next: (key: KeyInfo) => T): T | Promise<T> {
-  return key instanceof Promise ? key.then(next) : next(key);
+/**
+ * `then` for a value that is nearly always at hand (a cached key): `next` runs at once
+ * unless the value is a promise.
+ */
+function andThen<T, U>(value: T | Promise<T>, next: (value: T) => U): U | Promise<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
 }
 
 interface ItemCount {
@@ -361,8 +389,7 @@ function authenticate(
   ctx: AcceptContext,
   credentials: { publicKey: string },
 ): KeyInfo | Promise<KeyInfo> {
-  const found = ctx.keys.lookup(credentials.publicKey);
-  return found instanceof Promise ? found.then(usableKey) : usableKey(found);
+  return andThen(ctx.keys.lookup(credentials.publicKey), usableKey);
 }
 
 function usableKey(key: KeyInfo | null): KeyInfo {

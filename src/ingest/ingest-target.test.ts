@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ingestTarget, matchIngestRoute } from "./accept";
+import { ingestTarget, isIngestTarget, matchIngestRoute } from "./accept";
 
 /** What the server did before the fast path: parse a URL, then match its path. */
 function viaUrl(target: string) {
@@ -34,6 +34,7 @@ describe("ingestTarget", () => {
     for (const target of targets) {
       const fast = ingestTarget(target);
       expect(fast && { route: fast.route, query: [...fast.query] }, target).toEqual(viaUrl(target));
+      expect(isIngestTarget(target), target).toBe(viaUrl(target) !== null);
     }
   });
 });

@@ -2,7 +2,7 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import { type Db, getDb } from "../db/connection";
 import { env } from "../env";
-import { ingestTarget } from "../ingest/accept";
+import { isIngestTarget } from "../ingest/accept";
 import { formatDsn } from "./dsn";
 import type { SelfMonitoringClientConfig } from "./self-monitoring-config";
 
@@ -68,7 +68,7 @@ export async function selfMonitoringClientConfig(): Promise<SelfMonitoringClient
  * alone: reporting on an ingested envelope would send another envelope, and so on.
  */
 export function isIngestRequest(urlPath: string): boolean {
-  return ingestTarget(urlPath) !== null;
+  return isIngestTarget(urlPath);
 }
 
 /**

@@ -93,3 +93,12 @@ export async function testDialects(): Promise<
     );
   return list;
 }
+
+/** How many events a database holds (tests and bench:ingest count what got stored). */
+export async function countEvents(db: Db): Promise<number> {
+  const row = await db.kysely
+    .selectFrom("events")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
