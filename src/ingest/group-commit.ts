@@ -4,8 +4,8 @@
  * round trip and one fsync) then serves many requests.
  *
  * `maxConcurrent` lets several writes be in flight (PostgreSQL: each on its own pooled
- * connection), so throughput is not bounded by one commit's latency. SQLite writes are
- * synchronous and keep the default of one.
+ * connection), so throughput is not bounded by one commit's latency. The SQLite install's
+ * queue appends to one file and keeps the default of one, so records land in id order.
  */
 export class GroupCommit<T> {
   private pending: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
@@ -25,8 +25,9 @@ export class GroupCommit<T> {
     });
   }
 
-  get size(): number {
-    return this.pending.length;
+  /** Nothing waiting and no write running. */
+  get idle(): boolean {
+    return this.pending.length === 0 && this.inFlight === 0;
   }
 
   /** Resolves when everything added so far is written. */
