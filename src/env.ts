@@ -31,7 +31,7 @@ const EnvSchema = z.object({
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
   /**
    * Role all runs processing at idle priority, behind accepting. A worker that has had work
-   * and finished no batch for this long is put at normal priority until the queue is empty
+   * for this long without catching up is put at normal priority until the queue is empty
    * (src/ingest/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy
    * processes cannot hold processing back for good. (3 s was too short: a 10 s full-speed
    * bench:ingest run starved the worker for 3.4 s and the raised worker then halved accepting.)

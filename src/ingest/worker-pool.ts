@@ -10,9 +10,11 @@ import { setThreadPriority } from "./thread-priority";
  * Where the process also accepts, the workers run at idle priority (thread-priority.ts), so
  * any other busy process on the machine can starve them outright: two CPU-bound processes
  * on 2 cores held a queue of 1,500 envelopes unprocessed for over a minute. So the pool
- * watches them: a worker with work that has not finished a batch for
- * FAULTLINE_WORKER_STARVED_SECONDS is put at normal priority, with its processor threads,
- * until it has caught up.
+ * watches them: a worker that has had work for FAULTLINE_WORKER_STARVED_SECONDS without
+ * catching up (time held for accepting not counted) is put at normal priority, with its
+ * processor threads, until it has. Not "has finished no batch": beside busy processes an
+ * idle-priority worker still finishes one now and then, and so was never raised while 3,000
+ * envelopes took over 40 s (two CPU hogs plus the other test files of a CI run).
  *
  * Accepting comes first. Even at idle priority a worker slows a saturated accepting thread
  * (accept-saturation.ts), so while accepting is saturated the pool holds processing: the
@@ -27,7 +29,6 @@ interface PooledWorker {
   tid: number | undefined;
   /** Since when it has had work (undefined: it last found the queue empty). */
   busySince: number | undefined;
-  lastBatchAt: number;
   boosted: boolean;
 }
 
@@ -47,6 +48,8 @@ export class WorkerPool {
   private heldSince: number | undefined;
   /** A hold ran its full time: no new one until the workers have caught up. */
   private holdSpent = false;
+  /** When the last hold ended: a held worker was not starved, so its wait counts from here. */
+  private releasedAt = 0;
 
   constructor(
     private readonly size: number,
@@ -77,7 +80,6 @@ export class WorkerPool {
         thread,
         tid,
         busySince: Date.now(),
-        lastBatchAt: Date.now(),
         boosted: false,
       };
       thread.on("message", (m) => this.onMessage(worker, m));
@@ -124,9 +126,7 @@ export class WorkerPool {
   }
 
   private onMessage(worker: PooledWorker, message: unknown): void {
-    if (message !== "progress" && message !== "idle") return;
-    worker.lastBatchAt = Date.now();
-    if (message === "progress") return;
+    if (message !== "idle") return;
     worker.busySince = undefined;
     if (this.workers.every((w) => w.busySince === undefined)) this.holdSpent = false;
     if (worker.boosted && worker.tid !== undefined) {
@@ -155,11 +155,8 @@ export class WorkerPool {
       this.holdSpent = true;
     }
     this.heldSince = undefined;
-    for (const w of this.workers) {
-      // The starvation watch counts from here: a held worker was not starved.
-      w.lastBatchAt = now;
-      w.thread.postMessage("release");
-    }
+    this.releasedAt = now;
+    for (const w of this.workers) w.thread.postMessage("release");
   }
 
   private checkStarvation(): void {
@@ -168,9 +165,10 @@ export class WorkerPool {
     const starvedMs = env().FAULTLINE_WORKER_STARVED_SECONDS * 1000;
     for (const w of this.workers) {
       if (w.boosted || w.busySince === undefined || w.tid === undefined) continue;
-      if (now - Math.max(w.busySince, w.lastBatchAt) < starvedMs) continue;
+      const waitedMs = now - Math.max(w.busySince, this.releasedAt);
+      if (waitedMs < starvedMs) continue;
       console.warn(
-        `[worker] no batch finished for ${now - Math.max(w.busySince, w.lastBatchAt)} ms with work waiting: other processes take the CPU; processing at normal priority until it catches up`,
+        `[worker] work waiting for ${waitedMs} ms without catching up: other processes take the CPU; processing at normal priority until it catches up`,
       );
       setThreadPriority(w.tid, "normal");
       w.thread.postMessage("boost");

@@ -14,7 +14,7 @@ import { IngestWorker } from "./worker";
  * runs on the second core while the main thread accepts. Messages in: "wake", "hold" and
  * "release" (worker-pool.ts holds processing while accepting is saturated), "boost" and
  * "unboost" (the pool raised or lowered this thread), "stop"; out:
- * "ready" (with the thread id), "progress" or "idle" after each batch, "stopped".
+ * "ready" (with the thread id), "idle" when a batch found the queue empty, "stopped".
  */
 async function main(): Promise<void> {
   lowerThreadPriority(env().FAULTLINE_ROLE);
@@ -36,8 +36,10 @@ async function main(): Promise<void> {
   processors?.start();
   const worker = new IngestWorker(reader, {
     processors,
-    // Liveness for the pool's starvation watch (worker-pool.ts).
-    onBatch: (handled) => parentPort?.postMessage(handled > 0 ? "progress" : "idle"),
+    // Caught up: the pool's starvation watch (worker-pool.ts) stops counting.
+    onBatch: (handled) => {
+      if (handled === 0) parentPort?.postMessage("idle");
+    },
   });
   worker.start();
   // One thread per process runs retention; on PostgreSQL several processes may, safely.
