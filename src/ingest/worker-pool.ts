@@ -12,9 +12,9 @@ import { setThreadPriority } from "./thread-priority";
  * on 2 cores held a queue of 1,500 envelopes unprocessed for over a minute. So the pool
  * watches them: a worker that has had work for FAULTLINE_WORKER_STARVED_SECONDS without
  * catching up (time held for accepting not counted) is put at normal priority, with its
- * processor threads, until it has. Not "has finished no batch": beside busy processes an
- * idle-priority worker still finishes one now and then, and so was never raised while 3,000
- * envelopes took over 40 s (two CPU hogs plus the other test files of a CI run).
+ * processor threads, until it has. Not "has finished no batch for that long": beside busy
+ * processes an idle-priority worker still finishes one now and then, and so need never be
+ * raised however far behind it falls.
  *
  * Accepting comes first. Even at idle priority a worker slows a saturated accepting thread
  * (accept-saturation.ts), so while accepting is saturated the pool holds processing: the
