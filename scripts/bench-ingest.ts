@@ -77,18 +77,30 @@ interface ThreadCpu {
   other: number;
 }
 
-function threadCpu(pid: number): ThreadCpu {
+/**
+ * The processing threads, known by being at SCHED_IDLE when a run starts: during a long drain
+ * the starvation watch may raise them to normal priority, and their time is still processing.
+ */
+function processingThreads(pid: number): Set<number> {
+  return new Set(
+    processThreads(pid)
+      .filter((t) => t.policy === SCHED_IDLE)
+      .map((t) => t.tid),
+  );
+}
+
+function threadCpu(pid: number, processing: Set<number>): ThreadCpu {
   const cpu: ThreadCpu = { main: 0, processing: 0, other: 0 };
   for (const t of processThreads(pid)) {
     if (t.tid === pid) cpu.main += t.cpuUs;
-    else if (t.policy === SCHED_IDLE) cpu.processing += t.cpuUs;
+    else if (processing.has(t.tid)) cpu.processing += t.cpuUs;
     else cpu.other += t.cpuUs;
   }
   return cpu;
 }
 
-function cpuSince(pid: number, before: ThreadCpu): ThreadCpu {
-  const now = threadCpu(pid);
+function cpuSince(pid: number, processing: Set<number>, before: ThreadCpu): ThreadCpu {
+  const now = threadCpu(pid, processing);
   return {
     main: now.main - before.main,
     processing: now.processing - before.processing,
@@ -210,18 +222,19 @@ async function benchFaultline(
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const pid = server.process.pid as number;
-  const cpuAtStart = threadCpu(pid);
+  const processing = processingThreads(pid);
+  const cpuAtStart = threadCpu(pid, processing);
   const start = Date.now();
   const throughput = await load(url, bodies, { seconds: SECONDS });
   const loadEnd = Date.now();
-  const acceptCpu = cpuSince(pid, cpuAtStart).main;
+  const acceptCpu = cpuSince(pid, processing, cpuAtStart).main;
   // Accept-side outcomes are queued once a second: wait for that last one too.
   await new Promise((r) => setTimeout(r, 1100));
   while ((await queueDepthNow()) > 0 && Date.now() - loadEnd < 300_000) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const done = Date.now();
-  const drainCpu = cpuSince(pid, cpuAtStart);
+  const drainCpu = cpuSince(pid, processing, cpuAtStart);
   // Nothing lost: in these workloads every accepted envelope holds exactly one error event.
   const storedEvents = workload === "mixed" ? undefined : await countEvents(db);
   await db.close();
@@ -274,13 +287,14 @@ async function main() {
   if (SELECTED.includes("errors")) {
     const ceiling = await startCeiling();
     console.log(`[ceiling] ${CONNECTIONS} connections for ${SECONDS} s`);
-    const cpuAtStart = threadCpu(ceiling.child.pid as number);
+    const none = new Set<number>();
+    const cpuAtStart = threadCpu(ceiling.child.pid as number, none);
     ceilingResult = await load(
       `${ceiling.url}/api/1/envelope/`,
       workloadBodies("errors", "http://k@127.0.0.1/1"),
       { seconds: SECONDS },
     );
-    ceilingCpu = cpuSince(ceiling.child.pid as number, cpuAtStart).main / ceilingResult.ok;
+    ceilingCpu = cpuSince(ceiling.child.pid as number, none, cpuAtStart).main / ceilingResult.ok;
     ceilingRss = peakRssMiB(ceiling.child.pid as number);
     ceiling.child.kill();
   }
