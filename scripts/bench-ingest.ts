@@ -27,7 +27,7 @@ import { RECORD_HEADER_BYTES, scanRecords } from "../src/ingest/queue-log";
 import { queueSegments } from "../src/ingest/queue-segments";
 import { countEvents, TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
-import { processThreads, SCHED_IDLE } from "../tests/helpers/threads";
+import { idleThreadIds, processThreads } from "../tests/helpers/threads";
 import { type LoadResult, runLoad } from "./load-generator";
 import { ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
 
@@ -78,18 +78,10 @@ interface ThreadCpu {
 }
 
 /**
- * The processing threads, known by being at SCHED_IDLE when a run starts: during a long drain
- * the starvation watch may raise them to normal priority, and their time is still processing.
+ * `processing`: the threads at SCHED_IDLE when the run started. During a long drain the
+ * starvation watch may raise them to normal priority, and their time is still processing.
  */
-function processingThreads(pid: number): Set<number> {
-  return new Set(
-    processThreads(pid)
-      .filter((t) => t.policy === SCHED_IDLE)
-      .map((t) => t.tid),
-  );
-}
-
-function threadCpu(pid: number, processing: Set<number>): ThreadCpu {
+function threadCpu(pid: number, processing: ReadonlySet<number> = new Set()): ThreadCpu {
   const cpu: ThreadCpu = { main: 0, processing: 0, other: 0 };
   for (const t of processThreads(pid)) {
     if (t.tid === pid) cpu.main += t.cpuUs;
@@ -99,7 +91,11 @@ function threadCpu(pid: number, processing: Set<number>): ThreadCpu {
   return cpu;
 }
 
-function cpuSince(pid: number, processing: Set<number>, before: ThreadCpu): ThreadCpu {
+function cpuSince(
+  pid: number,
+  before: ThreadCpu,
+  processing: ReadonlySet<number> = new Set(),
+): ThreadCpu {
   const now = threadCpu(pid, processing);
   return {
     main: now.main - before.main,
@@ -222,19 +218,19 @@ async function benchFaultline(
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const pid = server.process.pid as number;
-  const processing = processingThreads(pid);
+  const processing = idleThreadIds(pid);
   const cpuAtStart = threadCpu(pid, processing);
   const start = Date.now();
   const throughput = await load(url, bodies, { seconds: SECONDS });
   const loadEnd = Date.now();
-  const acceptCpu = cpuSince(pid, processing, cpuAtStart).main;
+  const acceptCpu = cpuSince(pid, cpuAtStart, processing).main;
   // Accept-side outcomes are queued once a second: wait for that last one too.
   await new Promise((r) => setTimeout(r, 1100));
   while ((await queueDepthNow()) > 0 && Date.now() - loadEnd < 300_000) {
     await new Promise((r) => setTimeout(r, 200));
   }
   const done = Date.now();
-  const drainCpu = cpuSince(pid, processing, cpuAtStart);
+  const drainCpu = cpuSince(pid, cpuAtStart, processing);
   // Nothing lost: in these workloads every accepted envelope holds exactly one error event.
   const storedEvents = workload === "mixed" ? undefined : await countEvents(db);
   await db.close();
@@ -287,14 +283,13 @@ async function main() {
   if (SELECTED.includes("errors")) {
     const ceiling = await startCeiling();
     console.log(`[ceiling] ${CONNECTIONS} connections for ${SECONDS} s`);
-    const none = new Set<number>();
-    const cpuAtStart = threadCpu(ceiling.child.pid as number, none);
+    const cpuAtStart = threadCpu(ceiling.child.pid as number);
     ceilingResult = await load(
       `${ceiling.url}/api/1/envelope/`,
       workloadBodies("errors", "http://k@127.0.0.1/1"),
       { seconds: SECONDS },
     );
-    ceilingCpu = cpuSince(ceiling.child.pid as number, none, cpuAtStart).main / ceilingResult.ok;
+    ceilingCpu = cpuSince(ceiling.child.pid as number, cpuAtStart).main / ceilingResult.ok;
     ceilingRss = peakRssMiB(ceiling.child.pid as number);
     ceiling.child.kill();
   }

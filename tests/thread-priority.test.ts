@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
-import { processThreads, SCHED_IDLE } from "./helpers/threads";
+import { idleThreadIds } from "./helpers/threads";
 
 /**
  * Processing yields the CPU to accepting only where the process accepts: a worker-only
@@ -13,10 +13,6 @@ import { processThreads, SCHED_IDLE } from "./helpers/threads";
  * Yielding must not become starving: with other processes taking every core, the worker
  * goes back to normal priority until it has caught up.
  */
-/** Threads of `pid` at SCHED_IDLE. */
-function idleThreads(pid: number): number {
-  return processThreads(pid).filter((t) => t.policy === SCHED_IDLE).length;
-}
 
 const servers: RunningServer[] = [];
 afterAll(async () => {
@@ -32,12 +28,12 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
     servers.push(workerOnly);
     const pid = (s: RunningServer) => s.process.pid as number;
     // The worker thread, its processor thread and its WAL checkpoint thread.
-    await waitFor(() => idleThreads(pid(all)) === 3, 15_000, "three threads at SCHED_IDLE");
+    await waitFor(() => idleThreadIds(pid(all)).size === 3, 15_000, "three threads at SCHED_IDLE");
     // By now the worker-only process has started the same threads (it listens only after
     // its worker thread is ready, and the processor thread starts with it).
     await new Promise((r) => setTimeout(r, 1000));
     expect(fs.readdirSync(`/proc/${pid(workerOnly)}/task`).length).toBeGreaterThan(8);
-    expect(idleThreads(pid(workerOnly))).toBe(0);
+    expect(idleThreadIds(pid(workerOnly)).size).toBe(0);
   });
 
   // A worker with a processor thread waits on it, so the processor must be raised too: left
@@ -58,7 +54,7 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
       });
       servers.push(server);
       const pid = server.process.pid as number;
-      await waitFor(() => idleThreads(pid) === idle, 15_000, "processing threads idle");
+      await waitFor(() => idleThreadIds(pid).size === idle, 15_000, "processing threads idle");
       // One CPU-bound process per core, at normal priority, for at most 120 s.
       const hogs: ChildProcess[] = Array.from({ length: 2 }, () =>
         spawn(process.execPath, [
@@ -106,7 +102,11 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
         for (const hog of hogs) hog.kill();
       }
       // Caught up: idle again.
-      await waitFor(() => idleThreads(pid) === idle, 10_000, "processing back at SCHED_IDLE");
+      await waitFor(
+        () => idleThreadIds(pid).size === idle,
+        10_000,
+        "processing back at SCHED_IDLE",
+      );
     },
     90_000,
   );

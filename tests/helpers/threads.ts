@@ -39,3 +39,12 @@ export function processThreads(pid: number): ThreadStat[] {
   }
   return threads;
 }
+
+/** The ids of a process's threads at SCHED_IDLE (its processing threads, in role all). */
+export function idleThreadIds(pid: number): Set<number> {
+  return new Set(
+    processThreads(pid)
+      .filter((t) => t.policy === SCHED_IDLE)
+      .map((t) => t.tid),
+  );
+}
