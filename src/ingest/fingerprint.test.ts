@@ -26,6 +26,14 @@ const errorEvent = (
   norm({ exception: { values: [{ type, value, stacktrace: { frames: frames(fnNames, opts) } }] } });
 
 describe("grouping", () => {
+  it("keeps the hashes stored issues already have", () => {
+    // Pinned: a changed hash would split every existing issue from its new events. This is
+    // sha1("faultline:v1\n" + components), as the first versions computed it.
+    expect(groupEvent(norm({ message: "Disk 91 is full" })).hash).toBe(
+      "67e0ad0da78eea6c06b1382a0e3ad3fa1b0c7d90",
+    );
+  });
+
   it("groups by in-app frames and ignores line numbers and messages", () => {
     const a = groupEvent(errorEvent("Error", "user 1 not found", ["main", "load"], { line: 10 }));
     const b = groupEvent(errorEvent("Error", "user 2 not found", ["main", "load"], { line: 99 }));

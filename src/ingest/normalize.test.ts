@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { loadFixtures } from "../../tests/helpers/fixtures";
+import type { NormalizedEvent } from "../events/types";
+import { groupEvent } from "./fingerprint";
 import { frameEnvelope } from "./frame";
-import { MAX_BREADCRUMBS, normalizeEvent } from "./normalize";
+import { countedTags } from "./issue-tags";
+import { MAX_BREADCRUMBS, normalizeEvent, userKey } from "./normalize";
+import { summarize } from "./process";
 
 // Received now: the fixtures carry the timestamps of their capture, which must not look future.
 const ctx = { receivedAt: Date.now() };
@@ -150,3 +154,82 @@ describe("normalizeEvent leniency", () => {
     expect(normalizeEvent({ message: "plain" }, ctx)?.message).toBe("plain");
   });
 });
+
+describe("normalizeEvent's summary view", () => {
+  /** Everything ingest reads of a normalized event (process.ts: addEvent). */
+  const ingestFacts = (event: NormalizedEvent | undefined) =>
+    event && {
+      summary: summarize(event),
+      grouping: groupEvent(event),
+      userKey: userKey(event.user),
+      tags: countedTags(event),
+    };
+  const both = (raw: unknown, envelopeEventId?: unknown) => {
+    const receivedAt = Date.now();
+    const full = normalizeEvent(raw, { receivedAt, envelopeEventId });
+    const summary = normalizeEvent(raw, { receivedAt, envelopeEventId, view: "summary" });
+    // The one field the summary makes up when missing: a fresh id each call.
+    if (full && summary && !(raw as { event_id?: unknown }).event_id && !envelopeEventId)
+      summary.event_id = full.event_id;
+    return { full: ingestFacts(full), summary: ingestFacts(summary) };
+  };
+
+  const events = loadFixtures().flatMap((f) =>
+    eventItemsOf(f.body).map((e) => [f.name, e] as const),
+  );
+
+  it.each(events)("%s: ingest reads the same of both views", (_name, raw) => {
+    const { full, summary } = both(raw);
+    expect(full?.grouping.components.length).toBeGreaterThan(0);
+    expect(summary).toEqual(full);
+  });
+
+  it("leaves out what ingest does not read", () => {
+    const [, raw] = events.find(([, e]) => (e as { breadcrumbs?: unknown }).breadcrumbs) ?? [];
+    const event = normalizeEvent(raw, { receivedAt: Date.now(), view: "summary" });
+    expect(event?.breadcrumbs).toEqual([]);
+    expect(event?.sdk).toBeUndefined();
+    const frames = event?.exception?.values.flatMap((v) => v.stacktrace?.frames ?? []) ?? [];
+    expect(frames.length).toBeGreaterThan(0);
+    const grouped = ["abs_path", "filename", "function", "in_app", "module"];
+    for (const frame of frames) expect(grouped).toEqual(expect.arrayContaining(Object.keys(frame)));
+  });
+
+  it.each([
+    ["a trace past a bag's first 100 contexts", traceAfter(100)],
+    ["a trace within them", traceAfter(99)],
+    ["contexts that are not an object", { contexts: "x", message: "m" }],
+    ["a trace that is not an object", { contexts: { trace: "x" }, message: "m" }],
+    ["a trace id with upper case", { contexts: { trace: { trace_id: "A".repeat(32) } } }],
+    [
+      "frames of every kind",
+      {
+        exception: {
+          values: [
+            { type: "E", stacktrace: { frames: [1, null, { in_app: "yes" }, { function: 5 }] } },
+            { value: "only a value", mechanism: { type: 1 } },
+            { stacktrace: { frames: [{ module: "m", function: "f", in_app: true, vars: 1 }] } },
+            "not an exception",
+          ],
+        },
+      },
+    ],
+    ["a bare stacktrace", { stacktrace: { frames: [{ filename: "/a/b.js?x=1" }] } }],
+    ["a logentry with params", { logentry: { message: "a %s", params: ["b"], formatted: 3 } }],
+    ["a user with only a name", { user: { name: "n", geo: { city: "c" } }, message: "m" }],
+    ["a user with an ip", { user: { ip_address: "1.2.3.4", data: { a: 1 } }, message: "m" }],
+    ["tags as pairs", { tags: [["release", "r1"], ["a", 1], "x"], environment: "e" }],
+    ["a fingerprint with the default", { fingerprint: ["{{ default }}", "x"], message: "m" }],
+    ["a future timestamp and no event id", { timestamp: 9e12, level: "warn" }],
+  ])("%s: ingest reads the same of both views", (_name, raw) => {
+    const { full, summary } = both(raw, "b".repeat(32));
+    expect(summary).toEqual(full);
+  });
+});
+
+function traceAfter(count: number): Record<string, unknown> {
+  const contexts: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) contexts[`c${i}`] = { i };
+  contexts.trace = { trace_id: "a".repeat(32), span_id: "b".repeat(16) };
+  return { contexts, message: "m" };
+}

@@ -117,7 +117,7 @@ export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
   return batch;
 }
 
-function summarize(event: NormalizedEvent): EventSummary {
+export function summarize(event: NormalizedEvent): EventSummary {
   const traceId = (event.contexts.trace as { trace_id?: unknown } | undefined)?.trace_id;
   return {
     event_id: event.event_id,
@@ -242,7 +242,8 @@ function addEvent(
     addTransaction(raw, envelopeEventId, envelope, batch);
     return;
   }
-  const event = normalizeEvent(raw, { envelopeEventId, receivedAt });
+  // The summary view: the stored bytes are the SDK's, normalized in full when read.
+  const event = normalizeEvent(raw, { envelopeEventId, receivedAt, view: "summary" });
   if (!event) {
     batch.outcomes.add(projectId, receivedAt, "error", "invalid", "invalid_json");
     return;
