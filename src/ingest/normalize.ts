@@ -329,14 +329,17 @@ function frame(raw: unknown, path: string, notes: Notes, full: boolean): Frame |
   set("filename", str(f.filename, `${path}.filename`, notes, 1024));
   set("abs_path", str(f.abs_path, `${path}.abs_path`, notes, 1024));
   set("function", str(f.function, `${path}.function`, notes, 512));
+  // In the full view's key order, which the API shows.
+  if (full) set("raw_function", str(f.raw_function, `${path}.raw_function`, notes, 512));
   set("module", str(f.module, `${path}.module`, notes, 512));
+  if (full) {
+    set("package", str(f.package, `${path}.package`, notes, 512));
+    set("platform", str(f.platform, `${path}.platform`, notes, 64));
+    set("lineno", int(f.lineno, `${path}.lineno`, notes));
+    set("colno", int(f.colno, `${path}.colno`, notes));
+  }
   set("in_app", bool(f.in_app, `${path}.in_app`, notes));
   if (!full) return out;
-  set("raw_function", str(f.raw_function, `${path}.raw_function`, notes, 512));
-  set("package", str(f.package, `${path}.package`, notes, 512));
-  set("platform", str(f.platform, `${path}.platform`, notes, 64));
-  set("lineno", int(f.lineno, `${path}.lineno`, notes));
-  set("colno", int(f.colno, `${path}.colno`, notes));
   set("context_line", str(f.context_line, `${path}.context_line`, notes, 1024));
   set("pre_context", strList(f.pre_context, `${path}.pre_context`, notes, 10, 1024));
   set("post_context", strList(f.post_context, `${path}.post_context`, notes, 10, 1024));
