@@ -1,6 +1,7 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import type { NormalizedEvent } from "../events/types";
+import { BulkStatement } from "./bulk-statement";
 
 /**
  * Tag value counts per issue, kept by the store stage for the issue page's distributions.
@@ -44,6 +45,21 @@ interface TagCount {
   last_seen: number;
 }
 
+const upsertTagCounts = new BulkStatement<TagCount>(
+  ["issue_id", "key", "value", "times_seen", "first_seen", "last_seen"],
+  (trx, rows) =>
+    trx
+      .insertInto("issue_tags")
+      .values(rows)
+      .onConflict((oc) =>
+        oc.columns(["issue_id", "key", "value"]).doUpdateSet((eb) => ({
+          times_seen: eb("issue_tags.times_seen", "+", eb.ref("excluded.times_seen")),
+          first_seen: sql<number>`CASE WHEN excluded.first_seen < issue_tags.first_seen THEN excluded.first_seen ELSE issue_tags.first_seen END`,
+          last_seen: sql<number>`CASE WHEN excluded.last_seen > issue_tags.last_seen THEN excluded.last_seen ELSE issue_tags.last_seen END`,
+        })),
+      ),
+);
+
 export async function countIssueTags(
   events: { issueId: number; timestamp: number; tags: [string, string][] }[],
   trx: Transaction<Database>,
@@ -77,16 +93,6 @@ export async function countIssueTags(
       (a.key < b.key ? -1 : a.key > b.key ? 1 : a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
   );
   for (let i = 0; i < rows.length; i += CHUNK) {
-    await trx
-      .insertInto("issue_tags")
-      .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) =>
-        oc.columns(["issue_id", "key", "value"]).doUpdateSet((eb) => ({
-          times_seen: eb("issue_tags.times_seen", "+", eb.ref("excluded.times_seen")),
-          first_seen: sql<number>`CASE WHEN excluded.first_seen < issue_tags.first_seen THEN excluded.first_seen ELSE issue_tags.first_seen END`,
-          last_seen: sql<number>`CASE WHEN excluded.last_seen > issue_tags.last_seen THEN excluded.last_seen ELSE issue_tags.last_seen END`,
-        })),
-      )
-      .execute();
+    await upsertTagCounts.execute(trx, rows.slice(i, i + CHUNK));
   }
 }

@@ -39,7 +39,8 @@ export interface StorableEvent {
   projectId: number;
   receivedAt: number;
   event: EventSummary;
-  grouping: Grouping;
+  /** The grouping without its components, which only feed the hash (see addEvent). */
+  grouping: Omit<Grouping, "components">;
   userKey: string | undefined;
   /** Compressed on its own (events over LARGE_EVENT); the others are in a block. */
   payload?: Buffer;
@@ -248,11 +249,14 @@ function addEvent(
     batch.outcomes.add(projectId, receivedAt, "error", "invalid", "invalid_json");
     return;
   }
+  // A batch keeps its events until they are stored, long enough for V8 to promote them to
+  // the old generation, so what they keep costs copying and marking: not the components.
+  const { components: _components, ...grouping } = groupEvent(event);
   batch.events.push({
     projectId,
     receivedAt,
     event: summarize(event),
-    grouping: groupEvent(event),
+    grouping,
     userKey: userKey(event.user),
     ...(json.length > LARGE_EVENT ? { payload: encodeRawEvent(json) } : { raw: json }),
   });

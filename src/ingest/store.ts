@@ -1,6 +1,7 @@
-import { sql, type Transaction } from "kysely";
+import { type Insertable, sql, type Transaction } from "kysely";
 import type { Database } from "../db/schema";
 import { encodeBlockSlice } from "../events/payload";
+import { BulkStatement } from "./bulk-statement";
 import { type BlockSlice, type EventBlock, usedBlocks } from "./event-blocks";
 import { countIssueTags } from "./issue-tags";
 import type { StorableBatch, StorableEvent } from "./process";
@@ -118,36 +119,30 @@ function groupByIssue(events: StorableEvent[]): Map<string, IssueGroup> {
   return groups;
 }
 
-async function upsertIssues(
-  groups: Map<string, IssueGroup>,
-  trx: Transaction<Database>,
-): Promise<void> {
-  const list = [...groups.values()];
-  for (let i = 0; i < list.length; i += CHUNK) {
-    const rows = await trx
+type IssueRow = Insertable<Database["issues"]>;
+
+const upsertIssueRows = new BulkStatement<IssueRow>(
+  [
+    "project_id",
+    "fingerprint",
+    "title",
+    "culprit",
+    "type",
+    "value",
+    "level",
+    "platform",
+    "status",
+    "substatus",
+    "first_seen",
+    "last_seen",
+    "times_seen",
+    "user_count",
+    "metadata",
+  ],
+  (trx, rows) =>
+    trx
       .insertInto("issues")
-      .values(
-        list.slice(i, i + CHUNK).map((g) => {
-          const { grouping, event } = g.newest;
-          return {
-            project_id: g.projectId,
-            fingerprint: g.fingerprint,
-            title: grouping.title,
-            culprit: grouping.culprit,
-            type: grouping.type,
-            value: grouping.value.slice(0, 1024),
-            level: event.level,
-            platform: event.platform,
-            status: "unresolved" as const,
-            substatus: null,
-            first_seen: g.firstSeen,
-            last_seen: g.lastSeen,
-            times_seen: g.count,
-            user_count: 0,
-            metadata: JSON.stringify(grouping.metadata),
-          };
-        }),
-      )
+      .values(rows)
       .onConflict((oc) =>
         oc.columns(["project_id", "fingerprint"]).doUpdateSet((eb) => ({
           times_seen: eb("issues.times_seen", "+", eb.ref("excluded.times_seen")),
@@ -168,8 +163,42 @@ async function upsertIssues(
           >`CASE WHEN issues.status = 'resolved' THEN 'unresolved' ELSE issues.status END`,
         })),
       )
-      .returning(["id", "project_id", "fingerprint"])
-      .execute();
+      .returning(["id", "project_id", "fingerprint"]),
+);
+
+async function upsertIssues(
+  groups: Map<string, IssueGroup>,
+  trx: Transaction<Database>,
+): Promise<void> {
+  const list = [...groups.values()];
+  for (let i = 0; i < list.length; i += CHUNK) {
+    const rows = await upsertIssueRows.execute<{
+      id: number;
+      project_id: number;
+      fingerprint: string;
+    }>(
+      trx,
+      list.slice(i, i + CHUNK).map((g): IssueRow => {
+        const { grouping, event } = g.newest;
+        return {
+          project_id: g.projectId,
+          fingerprint: g.fingerprint,
+          title: grouping.title,
+          culprit: grouping.culprit,
+          type: grouping.type,
+          value: grouping.value.slice(0, 1024),
+          level: event.level,
+          platform: event.platform,
+          status: "unresolved",
+          substatus: null,
+          first_seen: g.firstSeen,
+          last_seen: g.lastSeen,
+          times_seen: g.count,
+          user_count: 0,
+          metadata: JSON.stringify(grouping.metadata),
+        };
+      }),
+    );
     for (const row of rows) {
       const g = groups.get(groupKey(row.project_id, row.fingerprint));
       if (g) g.issueId = row.id;
@@ -221,6 +250,32 @@ function payloadOf(e: StorableEvent, blockIds: Map<number, number>): Buffer {
   return encodeBlockSlice(blockIds.get(slice.block) as number, slice.offset, slice.length);
 }
 
+type EventRow = Insertable<Database["events"]>;
+
+const insertEventRows = new BulkStatement<EventRow>(
+  [
+    "project_id",
+    "issue_id",
+    "event_id",
+    "timestamp",
+    "received_at",
+    "level",
+    "title",
+    "release",
+    "environment",
+    "platform",
+    "user_key",
+    "trace_id",
+    "payload",
+  ],
+  (trx, rows) =>
+    trx
+      .insertInto("events")
+      .values(rows)
+      // Two workers racing on one retried event: keep the first, never abort the batch.
+      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing()),
+);
+
 async function insertEvents(
   events: StorableEvent[],
   groups: Map<string, IssueGroup>,
@@ -228,10 +283,10 @@ async function insertEvents(
   trx: Transaction<Database>,
 ): Promise<void> {
   for (let i = 0; i < events.length; i += CHUNK) {
-    await trx
-      .insertInto("events")
-      .values(
-        events.slice(i, i + CHUNK).map((e) => ({
+    await insertEventRows.execute(
+      trx,
+      events.slice(i, i + CHUNK).map(
+        (e): EventRow => ({
           project_id: e.projectId,
           issue_id: issueIdOf(e, groups),
           event_id: e.event.event_id,
@@ -245,13 +300,21 @@ async function insertEvents(
           user_key: e.userKey ?? null,
           trace_id: e.event.trace_id,
           payload: payloadOf(e, blockIds),
-        })),
-      )
-      // Two workers racing on one retried event: keep the first, never abort the batch.
-      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
-      .execute();
+        }),
+      ),
+    );
   }
 }
+
+const insertIssueUserRows = new BulkStatement<{ issue_id: number; user_key: string }>(
+  ["issue_id", "user_key"],
+  (trx, rows) =>
+    trx
+      .insertInto("issue_users")
+      .values(rows)
+      .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
+      .returning("issue_id"),
+);
 
 /** Distinct users per issue: a row per (issue, user); only new rows raise the count. */
 async function countUsers(
@@ -268,12 +331,10 @@ async function countUsers(
   const list = [...pairs.values()];
   const added = new Map<number, number>();
   for (let i = 0; i < list.length; i += CHUNK * 2) {
-    const rows = await trx
-      .insertInto("issue_users")
-      .values(list.slice(i, i + CHUNK * 2))
-      .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
-      .returning("issue_id")
-      .execute();
+    const rows = await insertIssueUserRows.execute<{ issue_id: number }>(
+      trx,
+      list.slice(i, i + CHUNK * 2),
+    );
     for (const r of rows) added.set(r.issue_id, (added.get(r.issue_id) ?? 0) + 1);
   }
   for (const [issueId, n] of added) {
