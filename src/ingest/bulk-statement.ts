@@ -22,7 +22,10 @@ export class BulkStatement<Row extends object> {
     /** The rows' keys, in the order the build lists them (Kysely's column order). */
     private readonly columns: readonly (keyof Row & string)[],
     private readonly build: (trx: Transaction<Database>, rows: Row[]) => Compilable<unknown>,
-    /** Row counts kept per dialect: a batch's last chunk is seldom the same size twice. */
+    /**
+     * SQL texts kept, over all row counts and dialects: a batch's last chunk varies in size,
+     * and a 200-row insert's text is ~9 KB.
+     */
     private readonly capacity = 32,
   ) {}
 
