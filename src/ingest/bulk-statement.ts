@@ -15,7 +15,7 @@ import type { Database } from "../db/schema";
  * for the same rows, so a statement whose other clauses bind values fails at once.
  */
 export class BulkStatement<Row extends object> {
-  /** SQL by row count and dialect; the most recently added last. */
+  /** SQL by row count and dialect; the most recently used last. */
   private readonly texts = new Map<string, string>();
 
   constructor(
@@ -35,12 +35,13 @@ export class BulkStatement<Row extends object> {
     // One row's SQL names the dialect (its placeholders and quoting) for a few µs.
     const key = `${rows.length}\u0000${this.build(trx, rows.slice(0, 1)).compile().sql}`;
     let text = this.texts.get(key);
-    if (text === undefined) {
-      text = this.compile(trx, rows, parameters);
-      this.texts.set(key, text);
-      if (this.texts.size > this.capacity)
-        this.texts.delete(this.texts.keys().next().value as string);
-    }
+    // Re-inserted on use, so the first key is the least recently used: the full chunk size
+    // (used by nearly every batch) is never pushed out by a run of odd last chunks.
+    if (text !== undefined) this.texts.delete(key);
+    else text = this.compile(trx, rows, parameters);
+    this.texts.set(key, text);
+    if (this.texts.size > this.capacity)
+      this.texts.delete(this.texts.keys().next().value as string);
     const result = await trx.executeQuery<O>(CompiledQuery.raw(text, parameters));
     return result.rows;
   }
