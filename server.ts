@@ -2,7 +2,6 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveClientIp } from "./src/auth/client-ip";
-import { isCrossOriginServerAction } from "./src/auth/cross-origin-action";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
@@ -13,20 +12,17 @@ import { type IngestService, startIngest } from "./src/ingest/ingest-service";
 import { WorkerPool } from "./src/ingest/worker-pool";
 import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
-import {
-  exemptIngestFromSelfMonitoring,
-  loopbackOrigin,
-  publishSelfMonitoringOrigin,
-} from "./src/projects/self-monitoring";
+import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
+import { type NextHandler, webHandler } from "./src/server/web-handler";
+import { WebThread } from "./src/server/web-thread-host";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
  * path); everything else goes to Next's request handler. The role decides which parts this
- * process runs: all (default), web, ingest or worker.
+ * process runs: all (default), web, ingest or worker. In role all, Next runs in a thread of
+ * its own (src/server/web-thread-host.ts) so that the accepting thread carries only ingest.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
 async function main(): Promise<void> {
   const config = env();
@@ -65,14 +61,32 @@ async function main(): Promise<void> {
   const missedCheckIns = runsWorkers ? new MissedCheckInDetector(db) : undefined;
   missedCheckIns?.start();
 
-  let nextHandler: NextHandler | undefined;
-  if (runsWeb) {
-    // Next's instrumentation.ts starts Faultline's own SDK, which must not touch ingest requests.
-    if (runsIngest) exemptIngestFromSelfMonitoring();
+  // Where the main thread also accepts ingest, Next gets the web thread; in role web it
+  // runs here, as there is nothing else to keep it from.
+  const clientIp = (req: http.IncomingMessage) =>
+    resolveClientIp(
+      req.headers["x-forwarded-for"],
+      req.socket.remoteAddress,
+      config.FAULTLINE_TRUST_PROXY,
+    );
+  const webThread =
+    runsWeb && runsIngest
+      ? new WebThread({
+          root: ROOT,
+          host: config.HOST,
+          port: config.PORT,
+          sqliteAutoCheckpointPages: runsWorkers ? FALLBACK_AUTOCHECKPOINT_PAGES : undefined,
+        })
+      : undefined;
+  await webThread?.start();
+  let handleWeb: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | undefined;
+  if (webThread) {
+    handleWeb = (req, res) => webThread.forward(req, res, clientIp(req));
+  } else if (runsWeb) {
     const { default: next } = await import("next");
     const app = next({ dev: false, dir: ROOT, hostname: config.HOST, port: config.PORT });
     await app.prepare();
-    nextHandler = app.getRequestHandler() as NextHandler;
+    handleWeb = webHandler(app.getRequestHandler() as NextHandler, clientIp);
   }
 
   const server = http.createServer((req, res) => {
@@ -81,34 +95,15 @@ async function main(): Promise<void> {
       handleIngest(req, res, target.query, target.route, ingest.context);
       return;
     }
-    const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname === "/healthz") {
+    if (req.url === "/healthz" || req.url?.startsWith("/healthz?")) {
       send(res, 200, { ok: true, role });
       return;
     }
-    if (!nextHandler) {
+    if (!handleWeb) {
       send(res, 404, { detail: "not found" });
       return;
     }
-    if (isCrossOriginServerAction(req.method, url.pathname, req.headers)) {
-      send(res, 403, { detail: "server actions are only accepted from this site's own pages" });
-      return;
-    }
-    // Sentry's API paths end in "/"; Next would redirect them. Serve them directly instead.
-    if (url.pathname.startsWith("/api/0/") && url.pathname.endsWith("/")) {
-      req.url = url.pathname.slice(0, -1) + url.search;
-    }
-    // Next trusts a client-sent X-Forwarded-For; sign-in limits key on it, so it is replaced
-    // with the socket address (or the proxy's first hop when FAULTLINE_TRUST_PROXY=1).
-    req.headers["x-forwarded-for"] = resolveClientIp(
-      req.headers["x-forwarded-for"],
-      req.socket.remoteAddress,
-      config.FAULTLINE_TRUST_PROXY,
-    );
-    nextHandler(req, res).catch((err) => {
-      console.error("[web] unhandled error:", err);
-      if (!res.headersSent) send(res, 500, { detail: "internal error" });
-    });
+    handleWeb(req, res);
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -123,9 +118,9 @@ async function main(): Promise<void> {
     `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
   // The app's own server-side SDK posts to /monitoring (instrumentation.ts): here when this
   // process ingests, else through the public URL.
-  publishSelfMonitoringOrigin(
-    runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL,
-  );
+  const selfOrigin = runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL;
+  publishSelfMonitoringOrigin(selfOrigin);
+  webThread?.publishSelfOrigin(selfOrigin);
   console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
   console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 
@@ -145,6 +140,7 @@ async function main(): Promise<void> {
     server.closeIdleConnections();
     await closed;
     clearInterval(reaper);
+    await webThread?.stop();
     await ingest?.stop();
     await workers?.stop();
     await missedCheckIns?.stop();

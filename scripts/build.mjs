@@ -11,6 +11,7 @@ await build({
     "worker-thread": "src/ingest/worker-thread.ts",
     "processor-thread": "src/ingest/processor-thread.ts",
     "checkpoint-thread": "src/db/checkpoint-thread.ts",
+    "web-thread": "src/server/web-thread.ts",
     migrate: "scripts/migrate.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
     "seed-demo": "scripts/seed-demo.ts",

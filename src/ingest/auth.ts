@@ -110,8 +110,8 @@ export class KeyCache {
     private readonly ttlMs = 30_000,
     private readonly maxEntries = 100_000,
   ) {
-    // Key settings change in Next's route handlers, a separate bundle of this process;
-    // they reach the cache through globalThis (see invalidateKeyCaches).
+    // Key settings change in Next's route handlers: a separate bundle, and in role all a
+    // separate thread; they reach the cache through invalidateKeyCaches.
     keyCaches().add(this);
   }
 
@@ -167,11 +167,35 @@ export class KeyCache {
 
 function keyCaches(): Set<KeyCache> {
   const g = globalThis as unknown as { __faultlineKeyCaches?: Set<KeyCache> };
-  g.__faultlineKeyCaches ??= new Set();
+  if (!g.__faultlineKeyCaches) {
+    g.__faultlineKeyCaches = new Set();
+    listenForKeyChanges(g.__faultlineKeyCaches);
+  }
   return g.__faultlineKeyCaches;
+}
+
+/**
+ * In role all, keys change in the web thread (src/server/web-thread.ts) and are read in the
+ * main thread: a BroadcastChannel reaches every thread of this process. Its messages are
+ * posted before the change's response is sent, so they arrive before the client can try the
+ * key again.
+ */
+const KEY_CHANNEL = "faultline:project-keys";
+
+function listenForKeyChanges(caches: Set<KeyCache>): void {
+  const channel = new BroadcastChannel(KEY_CHANNEL);
+  channel.onmessage = (message) => {
+    const publicKey = (message as MessageEvent).data;
+    if (typeof publicKey === "string") for (const cache of caches) cache.invalidate(publicKey);
+  };
+  // Listening must not keep a thread alive that has nothing else to do.
+  (channel as unknown as { unref(): void }).unref();
 }
 
 /** Makes this process's ingest see a changed key at once (other processes within the TTL). */
 export function invalidateKeyCaches(publicKey: string): void {
   for (const cache of keyCaches()) cache.invalidate(publicKey);
+  const channel = new BroadcastChannel(KEY_CHANNEL);
+  channel.postMessage(publicKey);
+  channel.close();
 }

@@ -1,5 +1,3 @@
-import diagnosticsChannel from "node:diagnostics_channel";
-import type { IncomingMessage } from "node:http";
 import { type Db, getDb } from "../db/connection";
 import { env } from "../env";
 import { isIngestTarget } from "../ingest/accept";
@@ -69,28 +67,6 @@ export async function selfMonitoringClientConfig(): Promise<SelfMonitoringClient
  */
 export function isIngestRequest(urlPath: string): boolean {
   return isIngestTarget(urlPath);
-}
-
-/**
- * Keeps the server-side SDK's request instrumentation off the ingest path entirely. Its
- * options only stop spans (ignoreIncomingRequests) and sessions; it would still fork a scope,
- * continue a trace and enter an async context for every ingest request: about a seventh of
- * the main thread under ingest load in a profile, about 1% with this. It skips a request that
- * already carries its
- * own "seen" mark (so that no request is handled twice); node:http publishes
- * `http.server.request.start` before it emits the request, so ingest requests get that mark
- * first. Should a later SDK drop the mark, ingest only gets slower: spans and sessions stay off.
- */
-const SENTRY_SEEN_REQUEST = Symbol.for("sentry_http_server_instrumented");
-
-/** Returns the undo, for tests. */
-export function exemptIngestFromSelfMonitoring(): () => void {
-  const markIngest = (message: unknown) => {
-    const { request } = message as { request: IncomingMessage & { [SENTRY_SEEN_REQUEST]?: true } };
-    if (isIngestRequest(request.url ?? "/")) request[SENTRY_SEEN_REQUEST] = true;
-  };
-  diagnosticsChannel.subscribe("http.server.request.start", markIngest);
-  return () => diagnosticsChannel.unsubscribe("http.server.request.start", markIngest);
 }
 
 /**

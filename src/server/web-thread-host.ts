@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { send } from "../ingest/accept";
+import type { WebThreadData } from "./web-thread";
+
+/**
+ * The main thread's side of the web thread (web-thread.ts): starts it, forwards every
+ * request that is not ingest to its Unix socket, restarts it if it dies, stops it last.
+ *
+ * Why a thread: with Next in the accepting thread, each ingest request cost ~58 µs of that
+ * thread's CPU against ~47 µs without it (session 13's interleaved runs): Next's old
+ * generation to mark, its async hooks and the SDK's instrumentation of node:http all ran
+ * on every request. Forwarding a page costs a loopback hop instead, ~0.1 ms.
+ */
+export class WebThread {
+  private thread: Worker | undefined;
+  private ready = false;
+  private stopping = false;
+  private readonly socketDir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-web-"));
+  private readonly socketPath = path.join(this.socketDir, "next.sock");
+  // Keep-alive connections to the web thread, as many as requests in flight.
+  private readonly agent = new http.Agent({ keepAlive: true });
+
+  constructor(
+    private readonly data: Omit<WebThreadData, "socketPath">,
+    // Bundled beside the server (dist/web-thread.js); tests give a thread of their own.
+    private readonly entry = new URL("./web-thread.js", import.meta.url),
+  ) {}
+
+  /** Resolves once Next is prepared and listening; rejects if the first start fails. */
+  async start(): Promise<void> {
+    const thread = new Worker(this.entry, {
+      workerData: { ...this.data, socketPath: this.socketPath } satisfies WebThreadData,
+    });
+    this.thread = thread;
+    thread.on("error", (err) => console.error("[web] thread error:", err));
+    await new Promise<void>((resolve, reject) => {
+      thread.on("message", (message: unknown) => {
+        if (message === "ready") {
+          this.ready = true;
+          resolve();
+        }
+      });
+      thread.once("exit", (code) => {
+        this.ready = false;
+        reject(new Error(`the web thread exited with ${code} before it was ready`));
+        if (this.stopping || this.thread !== thread) return;
+        // A crash in a page must not take ingest down with it: start a fresh Next.
+        console.error(`[web] the web thread exited with ${code}; restarting it`);
+        setTimeout(() => void this.start().catch((err) => console.error("[web]", err)), 1000);
+      });
+    });
+  }
+
+  /** Tells the SDK in the web thread where to post (see src/projects/self-monitoring.ts). */
+  publishSelfOrigin(selfOrigin: string | undefined): void {
+    this.thread?.postMessage({ selfOrigin });
+  }
+
+  forward(req: http.IncomingMessage, res: http.ServerResponse, clientIp: string): void {
+    if (!this.ready) {
+      send(res, 503, { detail: "the web interface is starting; try again in a moment" });
+      return;
+    }
+    const headers: http.OutgoingHttpHeaders = withoutHopByHop(req.headers);
+    headers["x-forwarded-for"] = clientIp;
+    const upstream = http.request({
+      socketPath: this.socketPath,
+      agent: this.agent,
+      method: req.method,
+      path: req.url,
+      headers,
+    });
+    upstream.on("response", (answer) => {
+      res.writeHead(
+        answer.statusCode ?? 502,
+        answer.statusMessage,
+        rawWithoutHopByHop(answer.rawHeaders, answer.headers.connection),
+      );
+      answer.pipe(res);
+      answer.on("error", () => res.destroy());
+    });
+    upstream.on("error", (err) => {
+      if (res.headersSent) res.destroy();
+      else {
+        console.error("[web] forwarding failed:", err.message);
+        send(res, 502, { detail: "the web interface did not answer" });
+      }
+    });
+    // A client that goes away mid-request or mid-response ends the forwarded one too.
+    res.on("close", () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  }
+
+  /** After the public server has closed: lets the thread close its database, then ends it. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const thread = this.thread;
+    this.agent.destroy();
+    if (thread) {
+      const stopped = new Promise<void>((resolve) => {
+        thread.on("message", (message: unknown) => message === "stopped" && resolve());
+        thread.once("exit", () => resolve());
+      });
+      thread.postMessage("stop");
+      await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await thread.terminate();
+    }
+    fs.rmSync(this.socketDir, { recursive: true, force: true });
+  }
+}
+
+// Headers that describe one connection, not the message (RFC 9110 §7.6.1); `expect` is
+// answered by the public server already.
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "expect",
+]);
+
+function connectionTokens(connection: string | string[] | undefined): Set<string> {
+  const value = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
+  return new Set(
+    value
+      .split(",")
+      .map((token) => token.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}
+
+function withoutHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const named = connectionTokens(headers.connection);
+  const kept: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+/** Raw `[name, value, name, value, …]` (repeated Set-Cookie kept), hop-by-hop ones dropped. */
+function rawWithoutHopByHop(raw: string[], connection: string | undefined): string[] {
+  const named = connectionTokens(connection);
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !named.has(name))
+      kept.push(raw[i] as string, raw[i + 1] as string);
+  }
+  return kept;
+}
