@@ -22,6 +22,7 @@ import { createHash } from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
 let release;
 let aborted = 0;
+let selfOrigin;
 const server = http.createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
@@ -50,6 +51,7 @@ const server = http.createServer((req, res) => {
       headers: req.headers,
       bytes: body.length,
       sha256: createHash("sha256").update(body).digest("hex"),
+      selfOrigin,
     }));
   });
 });
@@ -58,6 +60,7 @@ server.keepAliveTimeout = 600_000;
 server.listen(workerData.socketPath, () => parentPort.postMessage("ready"));
 parentPort.on("message", (m) => {
   if (m === "stop") server.close(() => parentPort.postMessage("stopped"));
+  else if (m?.selfOrigin) selfOrigin = m.selfOrigin;
 });
 `;
 
@@ -75,6 +78,7 @@ beforeAll(async () => {
     new URL(`file://${entry}`),
   );
   await web.start();
+  web.publishSelfOrigin("http://127.0.0.1:4321");
   // The public server's part, as server.ts does it: every request forwarded, with the
   // address the main thread resolved for the client.
   front = http.createServer((req, res) => web.forward(req, res, "203.0.113.9"));
@@ -150,6 +154,7 @@ describe("forwarding to the web thread", () => {
     expect(seen.headers["x-forwarded-for"]).toBe("203.0.113.9");
     expect(seen.headers["x-kept"]).toBe("2");
     expect(seen.headers["x-hop"]).toBeUndefined();
+    expect(seen.selfOrigin).toBe("http://127.0.0.1:4321");
   });
 
   it("passes the answer back: status, repeated cookies, none of the thread's hop-by-hop headers", async () => {
@@ -217,6 +222,8 @@ describe("forwarding to the web thread", () => {
       if (status !== 201) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe(201);
+    // The new thread is told where the SDK posts, as the first one was.
+    expect(JSON.parse((await request("/echo")).body).selfOrigin).toBe("http://127.0.0.1:4321");
     expect([...answers].every((s) => s === 201 || s === 502 || s === 503)).toBe(true);
   });
 });

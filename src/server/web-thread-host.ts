@@ -10,15 +10,21 @@ import type { WebThreadData } from "./web-thread";
  * The main thread's side of the web thread (web-thread.ts): starts it, forwards every
  * request that is not ingest to its Unix socket, restarts it if it dies, stops it last.
  *
- * Why a thread: with Next in the accepting thread, each ingest request cost ~58 µs of that
- * thread's CPU against ~47 µs without it (session 13's interleaved runs): Next's old
- * generation to mark, its async hooks and the SDK's instrumentation of node:http all ran
- * on every request. Forwarding a page costs a loopback hop instead, ~0.1 ms.
+ * Why a thread: with Next in the accepting thread, its old generation to mark, its async
+ * hooks and the SDK's instrumentation of node:http all cost every ingest request. In
+ * interleaved 5 s runs of bench:ingest's errors at full speed, the accepting thread spent
+ * 45-50 µs per request with Next in its own thread against 57-60 µs with Next beside it, and
+ * accepted 17.8-20.0k req/s against 15.2-15.6k. A page pays a hop between threads instead:
+ * over 200 sequential requests, p50 went from 6.8-8.1 to 8.4-9.3 ms for the issues API and
+ * from 1.4-1.7 to 1.9-2.1 ms for a static file.
  */
 export class WebThread {
   private thread: Worker | undefined;
   private ready = false;
+  /** Once the first thread was ready, a thread that exits is replaced. */
+  private started = false;
   private stopping = false;
+  private selfOrigin: string | undefined;
   private readonly socketDir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-web-"));
   private readonly socketPath = path.join(this.socketDir, "next.sock");
   // Keep-alive connections to the web thread, as many as requests in flight.
@@ -40,23 +46,28 @@ export class WebThread {
     await new Promise<void>((resolve, reject) => {
       thread.on("message", (message: unknown) => {
         if (message === "ready") {
+          if (this.selfOrigin !== undefined) thread.postMessage({ selfOrigin: this.selfOrigin });
           this.ready = true;
+          this.started = true;
           resolve();
         }
       });
       thread.once("exit", (code) => {
         this.ready = false;
         reject(new Error(`the web thread exited with ${code} before it was ready`));
-        if (this.stopping || this.thread !== thread) return;
+        if (this.stopping || !this.started || this.thread !== thread) return;
         // A crash in a page must not take ingest down with it: start a fresh Next.
         console.error(`[web] the web thread exited with ${code}; restarting it`);
-        setTimeout(() => void this.start().catch((err) => console.error("[web]", err)), 1000);
+        setTimeout(() => {
+          if (!this.stopping) void this.start().catch((err) => console.error("[web]", err));
+        }, 1000);
       });
     });
   }
 
   /** Tells the SDK in the web thread where to post (see src/projects/self-monitoring.ts). */
   publishSelfOrigin(selfOrigin: string | undefined): void {
+    this.selfOrigin = selfOrigin;
     this.thread?.postMessage({ selfOrigin });
   }
 
