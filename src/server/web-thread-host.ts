@@ -94,7 +94,9 @@ export class WebThread {
       answer.pipe(res);
       answer.on("error", () => res.destroy());
     });
+    let clientGone = false;
     upstream.on("error", (err) => {
+      if (clientGone) return; // the abort below, not the web thread
       if (res.headersSent) res.destroy();
       else {
         console.error("[web] forwarding failed:", err.message);
@@ -103,7 +105,9 @@ export class WebThread {
     });
     // A client that goes away mid-request or mid-response ends the forwarded one too.
     res.on("close", () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      clientGone = true;
+      upstream.destroy();
     });
     req.pipe(upstream);
   }
@@ -119,7 +123,9 @@ export class WebThread {
         thread.once("exit", () => resolve());
       });
       thread.postMessage("stop");
-      await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, 5000)))]);
+      clearTimeout(timer);
       await thread.terminate();
     }
     fs.rmSync(this.socketDir, { recursive: true, force: true });
