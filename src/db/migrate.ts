@@ -8,6 +8,7 @@ import * as m005 from "./migrations/005-protocol-items";
 import * as m006 from "./migrations/006-issue-tags";
 import * as m007 from "./migrations/007-retention";
 import * as m008 from "./migrations/008-event-blocks";
+import * as m009 from "./migrations/009-queue-lz4";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "006-issue-tags": m006,
   "007-retention": m007,
   "008-event-blocks": m008,
+  "009-queue-lz4": m009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
