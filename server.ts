@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   missedCheckIns?.start();
 
   // Where the main thread also accepts ingest, Next gets the web thread; in role web it
-  // runs here, as there is nothing else to keep it from.
+  // runs here, since this thread has no ingest to keep free.
   const clientIp = (req: http.IncomingMessage) =>
     resolveClientIp(
       req.headers["x-forwarded-for"],
