@@ -17,9 +17,13 @@ import { WebThread } from "../src/server/web-thread-host";
 // Speaks the web thread's protocol (web-thread.ts): listens on workerData.socketPath, says
 // "ready", answers "stop" with "stopped".
 const ENTRY = `
+import fs from "node:fs";
 import http from "node:http";
 import { createHash } from "node:crypto";
 import { parentPort, workerData } from "node:worker_threads";
+// Each start leaves a line with its time; a marker file makes starting fail.
+fs.appendFileSync(workerData.root + "/starts.log", Date.now() + "\\n");
+if (fs.existsSync(workerData.root + "/fail-start")) throw new Error("cannot start");
 let release;
 let aborted = 0;
 let selfOrigin;
@@ -226,4 +230,45 @@ describe("forwarding to the web thread", () => {
     expect(JSON.parse((await request("/echo")).body).selfOrigin).toBe("http://127.0.0.1:4321");
     expect([...answers].every((s) => s === 201 || s === 502 || s === 503)).toBe(true);
   });
+
+  it("a thread that keeps dying is restarted less and less often", async () => {
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-web-test-"));
+    const entry = path.join(own, "entry.mjs");
+    fs.writeFileSync(entry, ENTRY);
+    const flaky = new WebThread(
+      { root: own, host: "127.0.0.1", port: 0, sqliteAutoCheckpointPages: undefined },
+      new URL(`file://${entry}`),
+      100,
+    );
+    const frontOfFlaky = http.createServer((req, res) => flaky.forward(req, res, "203.0.113.9"));
+    await flaky.start();
+    await new Promise<void>((resolve) => frontOfFlaky.listen(0, "127.0.0.1", resolve));
+    const flakyOrigin = `http://127.0.0.1:${(frontOfFlaky.address() as AddressInfo).port}`;
+    const starts = () =>
+      fs.readFileSync(path.join(own, "starts.log"), "utf8").trim().split("\n").map(Number);
+    try {
+      fs.writeFileSync(path.join(own, "fail-start"), "");
+      await fetch(`${flakyOrigin}/crash`).catch(() => undefined);
+      const deadline = Date.now() + 10_000;
+      while (starts().length < 4 && Date.now() < deadline) await sleep(20);
+      // The first start, then three that failed: 100, 200 and 400 ms after each exit.
+      const [, first = 0, second = 0, third = 0] = starts();
+      expect(third - second - (second - first)).toBeGreaterThanOrEqual(100);
+      fs.rmSync(path.join(own, "fail-start"));
+      let status = 0;
+      while (status !== 201 && Date.now() < deadline) {
+        status = (await fetch(`${flakyOrigin}/echo`)).status;
+        if (status !== 201) await sleep(50);
+      }
+      expect(status).toBe(201);
+    } finally {
+      frontOfFlaky.close();
+      await flaky.stop();
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
 });
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -20,11 +20,17 @@ import type { WebThreadData } from "./web-thread";
  * a hop between threads instead: over 200 sequential requests, p50 went from 6.8-8.1 to
  * 8.4-9.3 ms for the issues API and from 1.4-1.7 to 1.9-2.1 ms for a static file.
  */
+const RESTART_MAX_DELAY_MS = 60_000;
+/** A thread that was up this long before it died starts the backoff afresh. */
+const RESTART_RESET_MS = 60_000;
+
 export class WebThread {
   private thread: Worker | undefined;
   private ready = false;
   /** Once the first thread was ready, a thread that exits is replaced. */
   private started = false;
+  /** Replacements since a thread last stayed up for RESTART_RESET_MS. */
+  private restarts = 0;
   private stopping = false;
   private selfOrigin: string | undefined;
   private readonly socketDir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-web-"));
@@ -36,6 +42,7 @@ export class WebThread {
     private readonly data: Omit<WebThreadData, "socketPath">,
     // Bundled beside the server (dist/web-thread.js); tests give a thread of their own.
     private readonly entry = new URL("./web-thread.js", import.meta.url),
+    private readonly firstRestartDelayMs = 1000,
   ) {}
 
   /** Resolves once Next is prepared and listening; rejects if the first start fails. */
@@ -45,12 +52,14 @@ export class WebThread {
     });
     this.thread = thread;
     thread.on("error", (err) => console.error("[web] thread error:", err));
+    let readyAt: number | undefined;
     await new Promise<void>((resolve, reject) => {
       thread.on("message", (message: unknown) => {
         if (message === "ready") {
           if (this.selfOrigin !== undefined) thread.postMessage({ selfOrigin: this.selfOrigin });
           this.ready = true;
           this.started = true;
+          readyAt = Date.now();
           resolve();
         }
       });
@@ -58,11 +67,16 @@ export class WebThread {
         this.ready = false;
         reject(new Error(`the web thread exited with ${code} before it was ready`));
         if (this.stopping || !this.started || this.thread !== thread) return;
-        // A crash in a page must not take ingest down with it: start a fresh Next.
-        console.error(`[web] the web thread exited with ${code}; restarting it`);
+        // A crash in a page must not take ingest down with it: start a fresh Next. Preparing
+        // Next costs a core for a second or two, so a thread that keeps dying is restarted
+        // less and less often (doubling, at most every RESTART_MAX_DELAY_MS).
+        if (readyAt !== undefined && Date.now() - readyAt >= RESTART_RESET_MS) this.restarts = 0;
+        const delay = Math.min(RESTART_MAX_DELAY_MS, this.firstRestartDelayMs * 2 ** this.restarts);
+        this.restarts++;
+        console.error(`[web] the web thread exited with ${code}; restarting it in ${delay} ms`);
         setTimeout(() => {
           if (!this.stopping) void this.start().catch((err) => console.error("[web]", err));
-        }, 1000);
+        }, delay);
       });
     });
   }
