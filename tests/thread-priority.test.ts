@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
-import { idleThreadIds } from "./helpers/threads";
+import { idleThreadIds, processThreads } from "./helpers/threads";
 
 /**
  * Processing yields the CPU to accepting only where the process accepts: a worker-only
@@ -101,12 +101,18 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
       } finally {
         for (const hog of hogs) hog.kill();
       }
-      // Caught up: idle again.
+      // Caught up: idle again. Should it not happen, the failure says what each thread's
+      // policy was and what the server logged, for the next person to look.
       await waitFor(
         () => idleThreadIds(pid).size === idle,
-        10_000,
+        20_000,
         "processing back at SCHED_IDLE",
-      );
+      ).catch((err: Error) => {
+        const policies = processThreads(pid).map((t) => `${t.tid}:${t.policy}`);
+        throw new Error(
+          `${err.message}; thread policies ${policies.join(" ")}; server log:\n${server.logs().slice(-3000)}`,
+        );
+      });
     },
     90_000,
   );
