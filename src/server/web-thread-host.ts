@@ -161,33 +161,28 @@ const HOP_BY_HOP = new Set([
   "expect",
 ]);
 
-function connectionTokens(connection: string | string[] | undefined): Set<string> {
+/** Whether a header goes on to the next hop: not hop-by-hop, nor named in `Connection`. */
+function endToEnd(connection: string | string[] | undefined): (name: string) => boolean {
   const value = Array.isArray(connection) ? connection.join(",") : (connection ?? "");
-  return new Set(
-    value
-      .split(",")
-      .map((token) => token.trim().toLowerCase())
-      .filter(Boolean),
-  );
+  const named = new Set(value.split(",").map((token) => token.trim().toLowerCase()));
+  return (name) => !HOP_BY_HOP.has(name) && !named.has(name);
 }
 
 function withoutHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
-  const named = connectionTokens(headers.connection);
+  const keep = endToEnd(headers.connection);
   const kept: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) kept[name] = value;
+    if (value !== undefined && keep(name)) kept[name] = value;
   }
   return kept;
 }
 
 /** Raw `[name, value, name, value, …]` (repeated Set-Cookie kept), hop-by-hop ones dropped. */
 function rawWithoutHopByHop(raw: string[], connection: string | undefined): string[] {
-  const named = connectionTokens(connection);
+  const keep = endToEnd(connection);
   const kept: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !named.has(name))
-      kept.push(raw[i] as string, raw[i + 1] as string);
+    if (keep((raw[i] as string).toLowerCase())) kept.push(raw[i] as string, raw[i + 1] as string);
   }
   return kept;
 }
