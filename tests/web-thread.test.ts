@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -5,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WebThread } from "../src/server/web-thread-host";
+import { removeStaleSocketDirs, WebThread } from "../src/server/web-thread-host";
 
 /**
  * The main thread's forwarding to the web thread (src/server/web-thread-host.ts), with a
@@ -266,6 +267,42 @@ describe("forwarding to the web thread", () => {
       frontOfFlaky.close();
       await flaky.stop();
       fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("socket directories", () => {
+  /**
+   * A process killed with SIGKILL leaves its socket directory behind; the next start removes
+   * the directories of processes that are gone, and only those.
+   */
+  it("removes the directories of processes that are gone", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "web-thread-dirs-"));
+    const running = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"]);
+    const exited = spawn(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => exited.once("exit", resolve));
+    try {
+      const dirOf = (pid: number | undefined) => {
+        const dir = path.join(tmp, `faultline-web-${pid}-abc123`);
+        fs.mkdirSync(dir);
+        fs.writeFileSync(path.join(dir, "next.sock"), "");
+        return dir;
+      };
+      const gone = dirOf(exited.pid);
+      const alive = dirOf(running.pid);
+      const mine = dirOf(process.pid);
+      const unrelated = path.join(tmp, "faultline-web-abc123");
+      fs.mkdirSync(unrelated);
+      removeStaleSocketDirs(tmp);
+      expect(fs.existsSync(gone)).toBe(false);
+      expect([alive, mine, unrelated].filter((d) => fs.existsSync(d))).toEqual([
+        alive,
+        mine,
+        unrelated,
+      ]);
+    } finally {
+      running.kill();
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 });

@@ -33,7 +33,7 @@ export class WebThread {
   private restarts = 0;
   private stopping = false;
   private selfOrigin: string | undefined;
-  private readonly socketDir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-web-"));
+  private readonly socketDir = makeSocketDir();
   private readonly socketPath = path.join(this.socketDir, "next.sock");
   // Keep-alive connections to the web thread, as many as requests in flight.
   private readonly agent = new http.Agent({ keepAlive: true });
@@ -145,6 +145,50 @@ export class WebThread {
       await thread.terminate();
     }
     fs.rmSync(this.socketDir, { recursive: true, force: true });
+  }
+}
+
+const SOCKET_DIR_PREFIX = "faultline-web-";
+
+/**
+ * A fresh directory (mode 0700, so only this user reaches the socket) named after this
+ * process. A process killed with SIGKILL cannot remove its own; the next start removes every
+ * such directory of this user whose process is gone.
+ */
+function makeSocketDir(): string {
+  removeStaleSocketDirs(os.tmpdir());
+  return fs.mkdtempSync(path.join(os.tmpdir(), `${SOCKET_DIR_PREFIX}${process.pid}-`));
+}
+
+export function removeStaleSocketDirs(dir: string): void {
+  const owned = new RegExp(`^${SOCKET_DIR_PREFIX}(\\d+)-[^/]+$`);
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const pid = Number(owned.exec(entry)?.[1]);
+    if (!pid || pid === process.pid || processExists(pid)) continue;
+    const full = path.join(dir, entry);
+    try {
+      const stat = fs.lstatSync(full);
+      if (!stat.isDirectory() || stat.uid !== process.getuid?.()) continue;
+      fs.rmSync(full, { recursive: true, force: true });
+    } catch {
+      // Removed meanwhile by another starting process, or not ours to remove.
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists, as another user's.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
