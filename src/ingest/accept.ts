@@ -115,6 +115,9 @@ class Refusal {
   ) {}
 }
 
+/** CORS_HEADERS as a flat name, value list: writeHead takes that without walking an object. */
+const CORS_HEADER_LIST = Object.entries(CORS_HEADERS).flat();
+
 export function send(
   res: ServerResponse,
   status: number,
@@ -122,12 +125,15 @@ export function send(
   extra: Record<string, string> = {},
 ): void {
   const json = JSON.stringify(body);
-  res.writeHead(status, {
-    ...CORS_HEADERS,
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(json),
-    ...extra,
-  });
+  const headers = [
+    ...CORS_HEADER_LIST,
+    "Content-Type",
+    "application/json",
+    "Content-Length",
+    String(Buffer.byteLength(json)),
+  ];
+  for (const name in extra) headers.push(name, extra[name] as string);
+  res.writeHead(status, headers);
   res.end(json);
 }
 
@@ -177,13 +183,17 @@ export function handleIngest(
         ? acceptStore(req, query, route, ctx, read.body)
         : acceptEnvelope(req, query, route, ctx, read.body);
       const commit = (a: Accepted) =>
-        enqueue(ctx, a).then(() => {
+        enqueue(ctx, a, (err) => {
+          if (err) {
+            fail(err);
+            return;
+          }
           try {
             send(res, 200, a.eventId ? { id: a.eventId } : {});
-          } catch (err) {
-            fail(err);
+          } catch (failure) {
+            fail(failure);
           }
-        }, fail);
+        });
       if (accepted instanceof Promise) accepted.then(commit, fail);
       else commit(accepted);
     } catch (err) {
@@ -473,13 +483,18 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
   return { json, eventId: typeof id === "string" ? id : undefined };
 }
 
-/** Resolves once the envelope is committed; a failed write rejects with a 503 refusal. */
-function enqueue(ctx: AcceptContext, accepted: Accepted): Promise<void> {
+/** Calls `done` once the envelope is committed, or with a 503 refusal if the write failed. */
+function enqueue(ctx: AcceptContext, accepted: Accepted, done: (err: unknown) => void): void {
   const { key, kind, body } = accepted;
-  return ctx.queue
-    .enqueue({ projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body })
-    .catch((err) => {
+  ctx.queue.append(
+    { projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body },
+    (err) => {
+      if (!err) {
+        done(null);
+        return;
+      }
       console.error("[ingest] queue write failed:", err);
-      throw new Refusal(503, "the queue could not be written; retry later");
-    });
+      done(new Refusal(503, "the queue could not be written; retry later"));
+    },
+  );
 }

@@ -1,3 +1,6 @@
+/** Called once an item is written (`err` null) or its write failed (`err` set). */
+export type Written = (err: unknown) => void;
+
 /**
  * Collects items from concurrent callers and writes them in one go: everything that arrives
  * while a write is running goes into the next one. One transaction (and on PostgreSQL one
@@ -8,7 +11,7 @@
  * queue appends to one file and keeps the default of one, so records land in id order.
  */
 export class GroupCommit<T> {
-  private pending: { item: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private pending: { item: T; done: Written }[] = [];
   private inFlight = 0;
   private scheduled = false;
 
@@ -19,10 +22,18 @@ export class GroupCommit<T> {
   ) {}
 
   add(item: T): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ item, resolve, reject });
-      this.schedule();
-    });
+    return new Promise((resolve, reject) =>
+      this.push(item, (err) => (err ? reject(err) : resolve())),
+    );
+  }
+
+  /**
+   * `add` with a callback: the accepting thread's path, where a promise per request (and the
+   * microtask that settles it) is cost every envelope pays.
+   */
+  push(item: T, done: Written): void {
+    this.pending.push({ item, done });
+    this.schedule();
   }
 
   /** Nothing waiting and no write running. */
@@ -51,14 +62,21 @@ export class GroupCommit<T> {
     if (this.inFlight >= this.maxConcurrent || this.pending.length === 0) return;
     this.inFlight++;
     const batch = this.pending.splice(0, this.maxBatch);
+    let error: unknown = null;
     try {
       await this.write(batch.map((b) => b.item));
-      for (const b of batch) b.resolve();
     } catch (err) {
-      for (const b of batch) b.reject(err);
-    } finally {
-      this.inFlight--;
-      if (this.pending.length > 0) this.schedule();
+      // Falsy is success to the callbacks: a falsy rejection still fails the batch.
+      error = err || new Error("the write failed");
     }
+    this.inFlight--;
+    for (const b of batch) {
+      try {
+        b.done(error);
+      } catch (err) {
+        console.error("[queue] a commit callback threw:", err);
+      }
+    }
+    if (this.pending.length > 0) this.schedule();
   }
 }

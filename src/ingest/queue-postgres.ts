@@ -20,6 +20,7 @@ export function openPostgresQueue(db: Db, options: { scanCostFactor?: number } =
       const backlog = new PostgresBacklog(db, options.scanCostFactor);
       const writer: QueueWriter = {
         enqueue: (envelope) => commits.add(envelope),
+        append: (envelope, done) => commits.push(envelope, done),
         backlog: () => backlog.read(),
         close: () => commits.drain(),
       };

@@ -117,6 +117,7 @@ export async function openSqliteQueue(db: Db) {
 
       const writer: QueueWriter = {
         enqueue: (envelope) => commits.add(envelope),
+        append: (envelope, done) => commits.push(envelope, done),
         backlog: async () => {
           // Polled by the backpressure guard (every 250 ms).
           const done = await readMark(db);

@@ -1,6 +1,7 @@
 import type { Transaction } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
+import type { Written } from "./group-commit";
 import { openPostgresQueue } from "./queue-postgres";
 import { openSqliteQueue } from "./queue-sqlite";
 
@@ -53,6 +54,8 @@ export function queuedEnvelopeOf(row: QueueRow): QueuedEnvelope {
 export interface QueueWriter {
   /** Resolves once the envelope is committed (group commit: many callers share one write). */
   enqueue(envelope: RawEnvelope): Promise<void>;
+  /** `enqueue` with a callback (`err` null once committed), for the accepting thread. */
+  append(envelope: RawEnvelope, done: Written): void;
   /** Envelopes queued and not yet processed, and their bytes (for the backlog bound). */
   backlog(): Promise<{ envelopes: number; bytes: number }>;
   /** Called after each commit; the worker thread uses it to wake up. */
