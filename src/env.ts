@@ -13,6 +13,12 @@ const EnvSchema = z.object({
   /** Public base URL used when printing DSNs, e.g. https://faultline.example.com */
   FAULTLINE_URL: z.string().url().optional(),
   FAULTLINE_ROLE: z.enum(["all", "web", "ingest", "worker"]).default("all"),
+  /**
+   * PostgreSQL connections each thread that uses the database may hold: the accepting thread,
+   * the web thread and each worker thread have a pool of their own, so a process in role all
+   * with one worker holds up to 3× this many.
+   */
+  FAULTLINE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   FAULTLINE_DATA_DIR: z.string().default("./data"),
   /** Until accounts exist this token has full rights on the read API. */
   FAULTLINE_API_TOKEN: z.string().min(1).optional(),

@@ -73,7 +73,10 @@ export function openDb(
     });
     return { kysely, dialect, sqlitePath: target, close: () => kysely.destroy() };
   }
-  const pool = new pg.Pool({ connectionString: target, max: opts.poolSize ?? 10 });
+  const pool = new pg.Pool({
+    connectionString: target,
+    max: opts.poolSize ?? env().FAULTLINE_DB_POOL_SIZE,
+  });
   // An idle client that loses its connection emits 'error'; without a listener that would
   // crash the process. The pool replaces the client on next use.
   pool.on("error", (err) => console.error("[db] idle PostgreSQL client error:", err.message));
