@@ -8,7 +8,7 @@ import { EnvelopeGuard } from "./envelope-guard";
 import { type FramedEnvelope, frameEnvelope } from "./frame";
 import { enforceItemLimits } from "./item-limits";
 import { type DataCategory, itemQuantity, itemTypeInfo, LIMITS } from "./item-types";
-import type { QueueKind, QueueWriter } from "./queue";
+import type { QueueKind, QueueWriter, RawEnvelope } from "./queue";
 import type { KeyRateLimiter } from "./rate-limit";
 
 /**
@@ -182,10 +182,11 @@ export function handleIngest(
       const accepted = isStore
         ? acceptStore(req, query, route, ctx, read.body)
         : acceptEnvelope(req, query, route, ctx, read.body);
+      // One callback per request: the commit's outcome is the answer.
       const commit = (a: Accepted) =>
-        enqueue(ctx, a, (err) => {
+        ctx.queue.append(queued(a), (err) => {
           if (err) {
-            fail(err);
+            fail(queueFailure(err));
             return;
           }
           try {
@@ -483,18 +484,13 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
   return { json, eventId: typeof id === "string" ? id : undefined };
 }
 
-/** Calls `done` once the envelope is committed, or with a 503 refusal if the write failed. */
-function enqueue(ctx: AcceptContext, accepted: Accepted, done: (err: unknown) => void): void {
-  const { key, kind, body } = accepted;
-  ctx.queue.append(
-    { projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body },
-    (err) => {
-      if (!err) {
-        done(null);
-        return;
-      }
-      console.error("[ingest] queue write failed:", err);
-      done(new Refusal(503, "the queue could not be written; retry later"));
-    },
-  );
+/** What goes into the queue for an accepted request. */
+function queued({ key, kind, body }: Accepted): RawEnvelope {
+  return { projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body };
+}
+
+/** A failed queue write is logged and answered 503: the SDK keeps the event and retries. */
+function queueFailure(err: unknown): Refusal {
+  console.error("[ingest] queue write failed:", err);
+  return new Refusal(503, "the queue could not be written; retry later");
 }
