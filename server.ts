@@ -7,9 +7,11 @@ import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from "./src/db/wal-checkpointer";
 import { env } from "./src/env";
-import { handleIngest, ingestTarget, send } from "./src/ingest/accept";
-import { type IngestService, startIngest } from "./src/ingest/ingest-service";
-import { WorkerPool } from "./src/ingest/worker-pool";
+import { handleIngest } from "./src/ingest/accept/handle-ingest";
+import { type IngestService, startIngest } from "./src/ingest/accept/ingest-service";
+import { send } from "./src/ingest/accept/respond";
+import { ingestTarget } from "./src/ingest/accept/route";
+import { WorkerPool } from "./src/ingest/workers/worker-pool";
 import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
 import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
@@ -43,7 +45,7 @@ async function main(): Promise<void> {
   const { defaultKey } = await bootstrap(db);
 
   const ingest: IngestService | undefined = runsIngest ? await startIngest(db) : undefined;
-  // The SQLite queue is read by position (see src/ingest/queue-sqlite.ts): one reader only.
+  // The SQLite queue is read by position (see src/ingest/queue/sqlite.ts): one reader only.
   const workerThreads =
     db.dialect === "sqlite" ? Math.min(1, config.FAULTLINE_WORKERS) : config.FAULTLINE_WORKERS;
   if (workerThreads < config.FAULTLINE_WORKERS)

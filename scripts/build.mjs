@@ -8,8 +8,8 @@ const serverOnly = process.argv.includes("--server-only");
 await build({
   entryPoints: {
     server: "server.ts",
-    "worker-thread": "src/ingest/worker-thread.ts",
-    "processor-thread": "src/ingest/processor-thread.ts",
+    "worker-thread": "src/ingest/workers/worker-thread.ts",
+    "processor-thread": "src/ingest/workers/processor-thread.ts",
     "checkpoint-thread": "src/db/checkpoint-thread.ts",
     "web-thread": "src/server/web-thread.ts",
     migrate: "scripts/migrate.ts",

@@ -1,4 +1,4 @@
-import { frameEnvelope } from "../src/ingest/frame";
+import { frameEnvelope } from "../src/ingest/accept/frame";
 import { loadFixtures } from "../tests/helpers/fixtures";
 
 /**

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { frameEnvelope } from "../src/ingest/frame";
+import { frameEnvelope } from "../src/ingest/accept/frame";
 import { fixture } from "../tests/helpers/fixtures";
 
 /**

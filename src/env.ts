@@ -38,7 +38,7 @@ const EnvSchema = z.object({
   /**
    * Role all runs processing at idle priority, behind accepting. A worker that has had work
    * for this long without catching up is put at normal priority until the queue is empty
-   * (src/ingest/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy
+   * (src/ingest/workers/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy
    * processes cannot hold processing back for good. (3 s was too short: a 10 s full-speed
    * bench:ingest run starved the worker for 3.4 s and the raised worker then halved accepting.)
    * It also bounds how long processing is held while accepting is saturated.
@@ -54,7 +54,7 @@ const EnvSchema = z.object({
     .default(4 * 1024 ** 3),
   /**
    * SQLite queue: bytes of envelopes per segment file before the next one is started (see
-   * src/ingest/queue-segments.ts). The disk holds the backlog plus about one segment.
+   * src/ingest/queue/segments.ts). The disk holds the backlog plus about one segment.
    */
   FAULTLINE_QUEUE_SEGMENT_BYTES: z.coerce
     .number()

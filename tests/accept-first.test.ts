@@ -7,7 +7,7 @@ import { countEvents } from "./helpers/databases";
 import { type RunningServer, startServer } from "./helpers/server";
 
 /**
- * Accepting comes first (src/ingest/worker-pool.ts): while the accepting thread is
+ * Accepting comes first (src/ingest/workers/worker-pool.ts): while the accepting thread is
  * saturated, processing is held and the queue absorbs the burst, for at most
  * FAULTLINE_WORKER_STARVED_SECONDS; then processing resumes although the load goes on.
  */

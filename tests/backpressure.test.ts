@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
-import { queueSegments } from "../src/ingest/queue-segments";
+import { queueSegments } from "../src/ingest/queue/segments";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { ROOT, type RunningServer, startServer, waitFor } from "./helpers/server";
 

@@ -2,7 +2,7 @@ import type { Transaction } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/connection";
 import type { Database } from "../src/db/schema";
-import { BulkStatement } from "../src/ingest/bulk-statement";
+import { BulkStatement } from "../src/ingest/store/bulk-statement";
 import { type TestDatabase, testDialects } from "./helpers/databases";
 
 interface StateRow {

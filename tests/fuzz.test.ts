@@ -3,7 +3,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connection";
-import { frameEnvelope } from "../src/ingest/frame";
+import { frameEnvelope } from "../src/ingest/accept/frame";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { loadFixtures } from "./helpers/fixtures";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";

@@ -7,8 +7,8 @@ import {
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
-} from "../src/ingest/queue";
-import { IngestWorker } from "../src/ingest/worker";
+} from "../src/ingest/queue/queue";
+import { IngestWorker } from "../src/ingest/workers/ingest-worker";
 import {
   findIssueEvent,
   findOrgIssue,

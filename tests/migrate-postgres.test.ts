@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
-import { openQueueWriter } from "../src/ingest/queue";
+import { openQueueWriter } from "../src/ingest/queue/queue";
 import { postgresDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 

@@ -5,7 +5,7 @@ import { eventAttachmentResponse } from "../src/attachments/api";
 import { readAttachmentBytes, storeOfDb } from "../src/attachments/storage";
 import type { Db } from "../src/db/connection";
 import { projectFeedbackResponse } from "../src/feedback/api";
-import { frameEnvelope } from "../src/ingest/frame";
+import { frameEnvelope } from "../src/ingest/accept/frame";
 import { releaseResponse } from "../src/releases/api";
 import { statsV2Response } from "../src/stats/api";
 import { testDialects } from "./helpers/databases";

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/connection";
-import type { RawEnvelope } from "../src/ingest/queue";
-import { openPostgresQueue } from "../src/ingest/queue-postgres";
+import { openPostgresQueue } from "../src/ingest/queue/postgres";
+import type { RawEnvelope } from "../src/ingest/queue/queue";
 import { postgresAvailable, postgresDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 

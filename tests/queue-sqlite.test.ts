@@ -3,15 +3,15 @@ import SqliteDatabase from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
+import { encodeRecords } from "../src/ingest/queue/log";
 import {
   openQueueReader,
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
-} from "../src/ingest/queue";
-import { encodeRecords } from "../src/ingest/queue-log";
-import { queueSegments, segmentFile } from "../src/ingest/queue-segments";
-import { IngestWorker } from "../src/ingest/worker";
+} from "../src/ingest/queue/queue";
+import { queueSegments, segmentFile } from "../src/ingest/queue/segments";
+import { IngestWorker } from "../src/ingest/workers/ingest-worker";
 import { countEvents, sqliteDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 

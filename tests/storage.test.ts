@@ -8,8 +8,8 @@ import {
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
-} from "../src/ingest/queue";
-import { IngestWorker } from "../src/ingest/worker";
+} from "../src/ingest/queue/queue";
+import { IngestWorker } from "../src/ingest/workers/ingest-worker";
 import { type TestDatabase, testDialects } from "./helpers/databases";
 import { buildEnvelope, newEventId, realNodeErrorEvent, variant } from "./helpers/envelopes";
 
@@ -199,8 +199,8 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
 
   it("writes batches prepared concurrently in queue order, and retries both when the first fails", async () => {
     for (let i = 0; i < 4; i++) await send(event(variant(base, { path: `p${i}` })));
-    const { processEnvelopes } = await import("../src/ingest/process");
-    const { storeBatch } = await import("../src/ingest/store");
+    const { processEnvelopes } = await import("../src/ingest/process/process-envelopes");
+    const { storeBatch } = await import("../src/ingest/store/store-batch");
     // Batch 1 is prepared slowly and then fails; batch 2 (claimed meanwhile) must not be
     // written before it, nor after it failed: both stay queued.
     let releaseFirst = () => {};

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
-import { frameEnvelope } from "../src/ingest/frame";
+import { frameEnvelope } from "../src/ingest/accept/frame";
 import {
   openQueueReader,
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
-} from "../src/ingest/queue";
-import { IngestWorker } from "../src/ingest/worker";
+} from "../src/ingest/queue/queue";
+import { IngestWorker } from "../src/ingest/workers/ingest-worker";
 import { logsResponse, parseLogsQuery } from "../src/logs/api";
 import { traceResponse } from "../src/traces/api";
 import type { SpanNode, TransactionNode } from "../src/traces/tree";

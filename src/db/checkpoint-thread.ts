@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import SqliteDatabase from "better-sqlite3";
-import { lowerThreadPriority } from "../ingest/thread-priority";
+import { lowerThreadPriority } from "../ingest/workers/thread-priority";
 
 /**
  * Entry of the WAL checkpoint thread (see wal-checkpointer.ts). A PASSIVE checkpoint never

@@ -88,7 +88,7 @@ export interface IssueUserTable {
   user_key: string;
 }
 
-/** How often each tag value was seen on an issue (see src/ingest/issue-tags.ts). */
+/** How often each tag value was seen on an issue (see src/ingest/store/issue-tags.ts). */
 export interface IssueTagTable {
   issue_id: number;
   key: string;

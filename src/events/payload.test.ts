@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { normalizeEvent } from "../ingest/normalize";
+import { normalizeEvent } from "../ingest/process/normalize";
 import { decodeStoredEvent, encodeRawEvent } from "./payload";
 
 const RECEIVED_AT = Date.parse("2026-11-20T10:00:00Z");

@@ -1,5 +1,5 @@
 import zlib from "node:zlib";
-import { normalizeEvent } from "../ingest/normalize";
+import { normalizeEvent } from "../ingest/process/normalize";
 import type { NormalizedEvent } from "./types";
 
 /**

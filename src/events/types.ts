@@ -1,4 +1,4 @@
-import type { NormalizationError } from "../ingest/lenient";
+import type { NormalizationError } from "../ingest/process/lenient";
 
 /**
  * The stored shape of an error event: Sentry's event schema (snake_case field names), with

@@ -1,7 +1,7 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database, IssueStatus } from "../db/schema";
-import { MAX_TAG_VALUE_LENGTH } from "../ingest/issue-tags";
+import { MAX_TAG_VALUE_LENGTH } from "../ingest/store/issue-tags";
 import { decodeCursor, encodeCursor, type IssueListParams, type IssueSort } from "./schemas";
 
 /**
@@ -82,7 +82,7 @@ function filtered(db: Db, q: IssueListQuery) {
 }
 
 /**
- * Environment and release are counted per issue in `issue_tags` (src/ingest/issue-tags.ts),
+ * Environment and release are counted per issue in `issue_tags` (src/ingest/store/issue-tags.ts),
  * so the filter is one primary-key probe per candidate issue, and events need no index of
  * their own for it (each index on events costs every ingested event a b-tree insert).
  */

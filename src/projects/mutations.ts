@@ -1,6 +1,6 @@
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
-import { invalidateKeyCaches } from "../ingest/auth";
+import { invalidateKeyCaches } from "../ingest/accept/auth";
 import { generateKeyPair } from "./dsn";
 import { insertProjectWithKey } from "./insert-project";
 import { findOrgProject, type ProjectDetail } from "./queries";

@@ -1,6 +1,6 @@
 import { type Db, getDb } from "../db/connection";
 import { env } from "../env";
-import { isIngestTarget } from "../ingest/accept";
+import { isIngestTarget } from "../ingest/accept/route";
 import { formatDsn } from "./dsn";
 import type { SelfMonitoringClientConfig } from "./self-monitoring-config";
 

@@ -1,6 +1,6 @@
 import type http from "node:http";
 import { isCrossOriginServerAction } from "../auth/cross-origin-action";
-import { send } from "../ingest/accept";
+import { send } from "../ingest/accept/respond";
 
 export type NextHandler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 

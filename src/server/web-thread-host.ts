@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import { send } from "../ingest/accept";
+import { send } from "../ingest/accept/respond";
 import type { WebThreadData } from "./web-thread";
 
 /**

@@ -1,13 +1,13 @@
 import { bootstrap } from "../../src/db/bootstrap";
 import type { Db } from "../../src/db/connection";
-import { frameEnvelope } from "../../src/ingest/frame";
+import { frameEnvelope } from "../../src/ingest/accept/frame";
 import {
   openQueueReader,
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
-} from "../../src/ingest/queue";
-import { IngestWorker } from "../../src/ingest/worker";
+} from "../../src/ingest/queue/queue";
+import { IngestWorker } from "../../src/ingest/workers/ingest-worker";
 import type { TestDatabase } from "./databases";
 import { fixture } from "./fixtures";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../../src/db/bootstrap";
 import type { Db } from "../../src/db/connection";
-import { KeyCache } from "../../src/ingest/auth";
-import { KeyRateLimiter } from "../../src/ingest/rate-limit";
+import { KeyCache } from "../../src/ingest/accept/auth";
+import { KeyRateLimiter } from "../../src/ingest/accept/rate-limit";
 import {
   createKey,
   createProject,

@@ -112,7 +112,7 @@ export async function up(db: AnyDb): Promise<void> {
     .execute();
 
   // On PostgreSQL the queue is this table (claimed with FOR UPDATE SKIP LOCKED). On SQLite
-  // it lives in a file of its own (src/ingest/queue-sqlite.ts) so that accepting never waits
+  // it lives in a file of its own (src/ingest/queue/sqlite.ts) so that accepting never waits
   // for the worker's write transactions; the table here then stays empty.
   await withId(db, db.schema.createTable("ingest_queue"))
     .addColumn("project_id", "bigint", (c) => c.notNull())

@@ -1,0 +1,108 @@
+import type { Transaction } from "kysely";
+import type { Db } from "../../db/connection";
+import type { Database } from "../../db/schema";
+import type { Written } from "./group-commit";
+import { openPostgresQueue } from "./postgres";
+import { openSqliteQueue } from "./sqlite";
+
+/**
+ * The durable queue between accepting and processing. A request is answered 200 only after
+ * its envelope is committed here; processing commits its effects and the removal of the
+ * envelope in one transaction, so every acknowledged envelope is processed exactly once.
+ */
+/** An envelope, a legacy store body, or outcomes counted at accept (a JSON list). */
+export type QueueKind = "envelope" | "store" | "outcomes";
+
+export function asQueueKind(kind: string): QueueKind {
+  return kind === "store" || kind === "outcomes" ? kind : "envelope";
+}
+
+export interface RawEnvelope {
+  projectId: number;
+  keyId: number;
+  receivedAt: number;
+  kind: QueueKind;
+  /** Decompressed request body. */
+  body: Buffer;
+}
+
+export interface QueuedEnvelope extends RawEnvelope {
+  id: number;
+}
+
+/** A row of an `ingest_queue` table (PostgreSQL's, or a SQLite queue file of earlier versions). */
+export interface QueueRow {
+  id: number;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  kind: string;
+  body: Buffer;
+}
+
+export function queuedEnvelopeOf(row: QueueRow): QueuedEnvelope {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    keyId: row.key_id,
+    receivedAt: row.received_at,
+    kind: asQueueKind(row.kind),
+    body: row.body,
+  };
+}
+
+export interface QueueWriter {
+  /** Resolves once the envelope is committed (group commit: many callers share one write). */
+  enqueue(envelope: RawEnvelope): Promise<void>;
+  /** `enqueue` with a callback (`err` null once committed), for the accepting thread. */
+  append(envelope: RawEnvelope, done: Written): void;
+  /** Envelopes queued and not yet processed, and their bytes (for the backlog bound). */
+  backlog(): Promise<{ envelopes: number; bytes: number }>;
+  /** Called after each commit; the worker thread uses it to wake up. */
+  onCommitted?: () => void;
+  close(): Promise<void>;
+}
+
+export interface QueueReader {
+  /**
+   * Claims up to `limit` envelopes, runs `prepare` on them (CPU work, outside any write
+   * lock where the backend allows), then `write` inside the transaction that also removes
+   * them from the queue. Returns how many envelopes were handled. May be called again
+   * before an earlier call finished (so one batch is prepared while another is written);
+   * effects are still committed in queue order.
+   */
+  processBatch<T>(
+    limit: number,
+    prepare: (envelopes: QueuedEnvelope[]) => T | Promise<T>,
+    write: (prepared: T, trx: Transaction<Database>) => Promise<void>,
+  ): Promise<number>;
+  /** Envelopes waiting, for health and backpressure. */
+  depth(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function openQueueWriter(db: Db): Promise<QueueWriter> {
+  return db.dialect === "sqlite"
+    ? openSqliteQueue(db).then((q) => q.writer())
+    : Promise.resolve(openPostgresQueue(db).writer());
+}
+
+export function openQueueReader(db: Db): Promise<QueueReader> {
+  return db.dialect === "sqlite"
+    ? openSqliteQueue(db).then((q) => q.reader())
+    : Promise.resolve(openPostgresQueue(db).reader());
+}
+
+/** A batch holds at most BATCH_BYTES of envelopes (and always at least one). */
+export const BATCH_BYTES = 16 * 1024 * 1024;
+
+export function lastIdWithinBytes(rows: { id: number; size: number }[]): number | undefined {
+  let total = 0;
+  let last: number | undefined;
+  for (const row of rows) {
+    total += row.size;
+    if (last !== undefined && total > BATCH_BYTES) break;
+    last = row.id;
+  }
+  return last;
+}

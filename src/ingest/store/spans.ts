@@ -1,0 +1,41 @@
+import type { Transaction } from "kysely";
+import type { Database } from "../../db/schema";
+import type { StorableSpan } from "../process/spans";
+
+/**
+ * Spans into `spans`, many rows per statement (19 parameters a row keeps a chunk well
+ * under SQLite's and PostgreSQL's parameter limits). A span an SDK sent twice is kept once.
+ */
+const CHUNK = 500;
+
+export async function storeSpans(spans: StorableSpan[], trx: Transaction<Database>): Promise<void> {
+  for (let i = 0; i < spans.length; i += CHUNK) {
+    await trx
+      .insertInto("spans")
+      .values(
+        spans.slice(i, i + CHUNK).map((s) => ({
+          project_id: s.projectId,
+          trace_id: s.trace_id,
+          span_id: s.span_id,
+          parent_span_id: s.parent_span_id,
+          segment_id: s.segment_id,
+          event_id: s.event_id,
+          is_segment: s.is_segment,
+          name: s.name,
+          segment_name: s.segment_name,
+          op: s.op,
+          description: s.description,
+          status: s.status,
+          start_timestamp: s.start_timestamp,
+          end_timestamp: s.end_timestamp,
+          duration: s.end_timestamp - s.start_timestamp,
+          release: s.release,
+          environment: s.environment,
+          data: s.data,
+          received_at: s.receivedAt,
+        })),
+      )
+      .onConflict((oc) => oc.columns(["trace_id", "span_id", "project_id"]).doNothing())
+      .execute();
+  }
+}
