@@ -99,6 +99,18 @@ const EnvSchema = z.object({
    * every process of one installation shares it.
    */
   FAULTLINE_AUTH_SECRET: z.string().min(32).optional(),
+  /**
+   * Where mail goes: `smtp://user:pass@host:587` (STARTTLS when the server offers it) or
+   * `smtps://…:465`. Unset → Faultline sends no mail and says so where mail would be sent.
+   */
+  FAULTLINE_SMTP_URL: z
+    .string()
+    .refine((v) => /^smtps?:\/\/[^/]/.test(v) && URL.canParse(v), {
+      message: "must be smtp://[user:pass@]host[:port] or smtps://…",
+    })
+    .optional(),
+  /** The From of Faultline's mail. */
+  FAULTLINE_EMAIL_FROM: z.string().min(3).default("Faultline <faultline@localhost>"),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

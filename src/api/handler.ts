@@ -1,51 +1,75 @@
-import { timingSafeEqual } from "node:crypto";
 import { z } from "zod";
+import type { Scope } from "../auth/permissions";
 import type { Db } from "../db/connection";
 import { getDb } from "../db/connection";
-import { env } from "../env";
 import { AppError, isAppError } from "../errors";
+import { ApiAccess, authenticateApi, type OrgGrant } from "./access";
 
 /**
- * Wraps a read-API route: bearer-token check, zod-parsed params, AppError → JSON status.
- * Until accounts exist, the one token in FAULTLINE_API_TOKEN has full rights; without it
- * configured, every request is refused (there is no anonymous read access).
+ * Wraps a REST API route: authentication (src/api/access.ts), zod-parsed params, the scope the
+ * route needs, AppError → JSON `{detail}` with its status. A route states what it needs and
+ * never checks a role itself:
+ *
+ *   export const GET = orgApiRoute({ params, need: "event:read" }, ({ grant, … }) => …);
+ *
+ * `orgApiRoute` is for paths that name the organization (`[org]`): the caller's access to it
+ * is settled before the handler runs. `apiRoute` is for paths that name an object by id
+ * (`/issues/<id>/`): the handler finds it and asks `access.orgById(orgId, need)`, which
+ * answers 404 for an object of an organization the caller cannot see.
  */
-type Handler<P> = (args: { db: Db; params: P; url: URL; request: Request }) => Promise<unknown>;
+interface RouteArgs<P> {
+  db: Db;
+  params: P;
+  url: URL;
+  request: Request;
+  access: ApiAccess;
+  need: Scope;
+}
+type Handler<P> = (args: RouteArgs<P>) => Promise<unknown>;
+type OrgHandler<P> = (args: RouteArgs<P> & { grant: OrgGrant }) => Promise<unknown>;
 
-export function apiRoute<S extends z.ZodType>(paramsSchema: S, handler: Handler<z.infer<S>>) {
+interface RouteSpec<S extends z.ZodType> {
+  params: S;
+  need: Scope;
+}
+
+export function apiRoute<S extends z.ZodType>(spec: RouteSpec<S>, handler: Handler<z.infer<S>>) {
   return async (request: Request, context: { params: Promise<unknown> }): Promise<Response> => {
     try {
-      checkToken(request.headers.get("authorization"));
-      const parsed = paramsSchema.safeParse(await context.params);
+      const db = getDb();
+      const access = new ApiAccess(db, await authenticateApi(db, request));
+      const parsed = spec.params.safeParse(await context.params);
       if (!parsed.success) throw new AppError("not_found", "not found");
       const body = await handler({
-        db: getDb(),
+        db,
         params: parsed.data,
         url: new URL(request.url),
         request,
+        access,
+        need: spec.need,
       });
       // A handler that answers with something other than JSON (a download) returns a Response.
       return body instanceof Response ? body : Response.json(body);
     } catch (err) {
-      if (isAppError(err)) return Response.json({ detail: err.message }, { status: err.status });
-      console.error("[api] unexpected error:", err);
-      return Response.json({ detail: "internal error" }, { status: 500 });
+      return errorResponse(err);
     }
   };
 }
 
-function checkToken(header: string | null): void {
-  const expected = env().FAULTLINE_API_TOKEN;
-  const match = /^Bearer\s+(\S+)$/i.exec(header ?? "");
-  if (!match) throw new AppError("unauthorized", "authentication credentials were not provided");
-  const given = Buffer.from(match[1] as string);
-  if (
-    !expected ||
-    given.length !== Buffer.byteLength(expected) ||
-    !timingSafeEqual(given, Buffer.from(expected))
-  ) {
-    throw new AppError("unauthorized", "invalid token");
-  }
+export function orgApiRoute<S extends z.ZodType<{ org: string }>>(
+  spec: RouteSpec<S>,
+  handler: OrgHandler<z.infer<S>>,
+) {
+  return apiRoute(spec, async (args) => {
+    const grant = await args.access.org(args.params.org, args.need);
+    return handler({ ...args, grant });
+  });
+}
+
+export function errorResponse(err: unknown): Response {
+  if (isAppError(err)) return Response.json({ detail: err.message }, { status: err.status });
+  console.error("[api] unexpected error:", err);
+  return Response.json({ detail: "internal error" }, { status: 500 });
 }
 
 /** Ids in URLs are positive integers; anything else is simply not found. */

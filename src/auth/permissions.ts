@@ -10,6 +10,10 @@ export const ACTIONS = [
   "org.read",
   /** Triage: resolve, ignore, assign, comment. */
   "issues.write",
+  /** Delete issues and their events. */
+  "issues.delete",
+  /** Releases, deploys and source-map uploads (Sentry lets members do these). */
+  "releases.write",
   "projects.write",
   /** DSN keys: create, disable, rate limits. */
   "keys.write",
@@ -28,6 +32,8 @@ export const PERMISSIONS = {
   owner: [
     "org.read",
     "issues.write",
+    "issues.delete",
+    "releases.write",
     "projects.write",
     "keys.write",
     "alerts.write",
@@ -39,15 +45,64 @@ export const PERMISSIONS = {
   admin: [
     "org.read",
     "issues.write",
+    "issues.delete",
+    "releases.write",
     "projects.write",
     "keys.write",
     "alerts.write",
     "org.write",
     "members.write",
   ],
-  member: ["org.read", "issues.write"],
+  member: ["org.read", "issues.write", "releases.write"],
   viewer: ["org.read"],
 } as const satisfies Record<Role, readonly Action[]>;
+
+/**
+ * Sentry's API scopes, which tokens carry and every `/api/0/` route names. A token never
+ * gives more than its user's role: each scope needs the role action below.
+ */
+export const SCOPES = [
+  "org:read",
+  "org:write",
+  "org:admin",
+  "org:ci",
+  "project:read",
+  "project:write",
+  "project:admin",
+  "project:releases",
+  "event:read",
+  "event:write",
+  "event:admin",
+  "alerts:read",
+  "alerts:write",
+  "member:read",
+  "member:write",
+  "member:admin",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_ACTION = {
+  "org:read": "org.read",
+  "project:read": "org.read",
+  "event:read": "org.read",
+  "alerts:read": "org.read",
+  "member:read": "org.read",
+  "event:write": "issues.write",
+  "event:admin": "issues.delete",
+  "project:releases": "releases.write",
+  "org:ci": "releases.write",
+  "project:write": "projects.write",
+  "project:admin": "projects.write",
+  "alerts:write": "alerts.write",
+  "member:write": "members.write",
+  "member:admin": "members.write",
+  "org:write": "org.write",
+  "org:admin": "org.delete",
+} as const satisfies Record<Scope, Action>;
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === "string" && (SCOPES as readonly string[]).includes(value);
+}
 
 export function can(role: Role, action: Action): boolean {
   return (PERMISSIONS[role] as readonly Action[]).includes(action);

@@ -9,6 +9,7 @@ import * as m006 from "./migrations/006-issue-tags";
 import * as m007 from "./migrations/007-retention";
 import * as m008 from "./migrations/008-event-blocks";
 import * as m009 from "./migrations/009-queue-lz4";
+import * as m010 from "./migrations/010-audit-log";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "007-retention": m007,
   "008-event-blocks": m008,
   "009-queue-lz4": m009,
+  "010-audit-log": m010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -25,6 +25,7 @@ export interface Database {
   check_ins: CheckInTable;
   feedback: FeedbackTable;
   attachments: AttachmentTable;
+  audit_log: AuditLogTable;
 }
 
 export interface OrganizationTable {
@@ -297,4 +298,17 @@ export interface AttachmentTable {
   /** Relative to the SQLite file's directory. */
   path: string | null;
   data: Buffer | null;
+}
+
+/** See migration 010 and src/audit/. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  organization_id: number;
+  actor_user_id: string | null;
+  actor_label: string;
+  action: string;
+  target: string | null;
+  details: string | null;
+  ip_address: string | null;
+  created_at: number;
 }

@@ -30,13 +30,17 @@ export async function listIssues(db: Db, options: IssueListOptions): Promise<Iss
 export async function getIssue(
   db: Db,
   id: number,
-): Promise<(IssueRow & { orgSlug: string; projectSlug: string }) | undefined> {
+): Promise<(IssueRow & { orgId: number; orgSlug: string; projectSlug: string }) | undefined> {
   return db.kysely
     .selectFrom("issues")
     .innerJoin("projects", "projects.id", "issues.project_id")
     .innerJoin("organizations", "organizations.id", "projects.organization_id")
     .selectAll("issues")
-    .select(["organizations.slug as orgSlug", "projects.slug as projectSlug"])
+    .select([
+      "organizations.id as orgId",
+      "organizations.slug as orgSlug",
+      "projects.slug as projectSlug",
+    ])
     .where("issues.id", "=", id)
     .executeTakeFirst();
 }

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { apiRoute, slugParam } from "@/src/api/handler";
+import { orgApiRoute, slugParam } from "@/src/api/handler";
 import { orgMonitorsResponse } from "@/src/monitors/api";
 
-export const GET = apiRoute(z.object({ org: slugParam }), ({ db, params }) =>
-  orgMonitorsResponse(db, params.org),
+export const GET = orgApiRoute(
+  { params: z.object({ org: slugParam }), need: "org:read" },
+  ({ db, params }) => orgMonitorsResponse(db, params.org),
 );

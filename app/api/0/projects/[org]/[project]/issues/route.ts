@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { apiRoute, slugParam } from "@/src/api/handler";
+import { orgApiRoute, slugParam } from "@/src/api/handler";
 import { projectIssuesResponse } from "@/src/issues/api";
 
-export const GET = apiRoute(
-  z.object({ org: slugParam, project: slugParam }),
+export const GET = orgApiRoute(
+  { params: z.object({ org: slugParam, project: slugParam }), need: "event:read" },
   ({ db, params, url }) =>
     projectIssuesResponse(db, params.org, params.project, url.searchParams.get("query")),
 );

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { apiRoute, slugParam } from "@/src/api/handler";
+import { orgApiRoute, slugParam } from "@/src/api/handler";
 import { projectKeysResponse } from "@/src/projects/api";
 
-export const GET = apiRoute(
-  z.object({ org: slugParam, project: slugParam }),
+export const GET = orgApiRoute(
+  { params: z.object({ org: slugParam, project: slugParam }), need: "project:read" },
   ({ db, params, url }) => projectKeysResponse(db, params.org, params.project, url),
 );

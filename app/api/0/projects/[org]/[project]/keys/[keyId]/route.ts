@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { apiRoute, jsonBody, slugParam } from "@/src/api/handler";
+import { jsonBody, orgApiRoute, slugParam } from "@/src/api/handler";
 import { KeyUpdateSchema, updateProjectKey } from "@/src/projects/api";
 
 const Params = z.object({
@@ -8,13 +8,15 @@ const Params = z.object({
   keyId: z.string().regex(/^[0-9a-f]{32}$/),
 });
 
-export const PUT = apiRoute(Params, async ({ db, params, url, request }) =>
-  updateProjectKey(
-    db,
-    params.org,
-    params.project,
-    params.keyId,
-    await jsonBody(request, KeyUpdateSchema),
-    url,
-  ),
+export const PUT = orgApiRoute(
+  { params: Params, need: "project:write" },
+  async ({ db, params, url, request }) =>
+    updateProjectKey(
+      db,
+      params.org,
+      params.project,
+      params.keyId,
+      await jsonBody(request, KeyUpdateSchema),
+      url,
+    ),
 );
