@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { clientIpFromHeaders, normalizeIp, resolveClientIp } from "../../src/auth/client-ip";
-import { ACTIONS, can, decideAccess, PERMISSIONS, ROLES } from "../../src/auth/permissions";
+import {
+  ACTIONS,
+  can,
+  decideAccess,
+  PERMISSIONS,
+  ROLES,
+  SCOPE_ACTION,
+} from "../../src/auth/permissions";
 import { safeNextPath } from "../../src/auth/schemas";
 import { isOrgSlug } from "../../src/orgs/slug";
 
@@ -19,8 +26,18 @@ describe("the permission table", () => {
     expect(can("admin", "members.write")).toBe(true);
     expect(can("admin", "owners.write")).toBe(false);
     expect(can("admin", "org.delete")).toBe(false);
-    expect(ACTIONS.filter((a) => can("member", a))).toEqual(["org.read", "issues.write"]);
+    expect(ACTIONS.filter((a) => can("member", a))).toEqual([
+      "org.read",
+      "issues.write",
+      "releases.write",
+    ]);
     expect(ACTIONS.filter((a) => can("viewer", a))).toEqual(["org.read"]);
+  });
+
+  it("lets a viewer read with every read scope and write with none", () => {
+    for (const [scope, action] of Object.entries(SCOPE_ACTION)) {
+      expect(can("viewer", action), scope).toBe(scope.endsWith(":read"));
+    }
   });
 
   it("tells 401, 404 and 403 apart, and never 403 to a non-member", () => {
