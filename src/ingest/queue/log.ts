@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
-import type { QueuedEnvelope, QueueKind, RawEnvelope } from "./queue";
+import { QUEUE_KINDS } from "./kinds";
+import type { QueuedEnvelope, RawEnvelope } from "./queue";
 
 /**
  * The record format of the SQLite install's queue files (see queue-segments.ts): each
@@ -12,7 +13,7 @@ import type { QueuedEnvelope, QueueKind, RawEnvelope } from "./queue";
  *  16  f64  received at (ms)
  *  24  u32  project id
  *  28  u32  key id
- *  32  u8   kind (0 envelope, 1 store, 2 outcomes)
+ *  32  u8   kind (an index into QUEUE_KINDS: 0 envelope, 1 store, 2 outcomes, 3-6 OTLP)
  *  33  u8   RECORD_MAGIC
  *  34  u16  zero
  *
@@ -23,7 +24,7 @@ import type { QueuedEnvelope, QueueKind, RawEnvelope } from "./queue";
  */
 export const RECORD_HEADER_BYTES = 36;
 const RECORD_MAGIC = 0xf1;
-const KINDS: readonly QueueKind[] = ["envelope", "store", "outcomes"];
+const KINDS = QUEUE_KINDS;
 
 /** The buffers to append for `items`, whose ids follow `lastId`. */
 export function encodeRecords(items: readonly RawEnvelope[], lastId: number): Buffer[] {

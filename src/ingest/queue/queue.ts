@@ -2,6 +2,7 @@ import type { Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import type { Written } from "./group-commit";
+import { asQueueKind, type QueueKind } from "./kinds";
 import { openPostgresQueue } from "./postgres";
 import { openSqliteQueue } from "./sqlite";
 
@@ -10,12 +11,7 @@ import { openSqliteQueue } from "./sqlite";
  * its envelope is committed here; processing commits its effects and the removal of the
  * envelope in one transaction, so every acknowledged envelope is processed exactly once.
  */
-/** An envelope, a legacy store body, or outcomes counted at accept (a JSON list). */
-export type QueueKind = "envelope" | "store" | "outcomes";
-
-export function asQueueKind(kind: string): QueueKind {
-  return kind === "store" || kind === "outcomes" ? kind : "envelope";
-}
+export { asQueueKind, type OtlpQueueKind, QUEUE_KINDS, type QueueKind } from "./kinds";
 
 export interface RawEnvelope {
   projectId: number;
