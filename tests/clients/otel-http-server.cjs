@@ -28,7 +28,7 @@ registerInstrumentations({ instrumentations: [new HttpInstrumentation()] });
 const http = require("node:http");
 const tracer = trace.getTracer("inventory-service");
 
-const server = http.createServer((req, res) => {
+const server = http.createServer((_req, res) => {
   tracer.startActiveSpan("check stock", (span) => {
     span.setAttribute("inventory.sku", "A-1");
     setTimeout(() => {

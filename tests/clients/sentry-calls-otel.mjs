@@ -27,11 +27,14 @@ const get = (url) =>
       .on("error", reject);
   });
 
-const traceId = await Sentry.startSpan({ name: "GET /product/A-1", op: "http.server" }, async (root) => {
-  const stock = JSON.parse(await get(`${process.env.INVENTORY_URL}/inventory?sku=A-1`));
-  if (stock.available !== 2) throw new Error(`unexpected answer ${JSON.stringify(stock)}`);
-  return root.spanContext().traceId;
-});
+const traceId = await Sentry.startSpan(
+  { name: "GET /product/A-1", op: "http.server" },
+  async (root) => {
+    const stock = JSON.parse(await get(`${process.env.INVENTORY_URL}/inventory?sku=A-1`));
+    if (stock.available !== 2) throw new Error(`unexpected answer ${JSON.stringify(stock)}`);
+    return root.spanContext().traceId;
+  },
+);
 
 await Sentry.flush(5000);
 console.log(JSON.stringify({ traceId }));
