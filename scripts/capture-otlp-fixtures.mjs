@@ -64,7 +64,9 @@ function run(args, env) {
       env: { ...process.env, ...env },
       stdio: ["ignore", "inherit", "inherit"],
     });
-    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${args} exited ${code}`))));
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args} exited ${code}`)),
+    );
   });
 }
 
@@ -120,7 +122,9 @@ async function batch512(port) {
       "process.runtime.name": "nodejs",
       "process.runtime.version": "20.20.2",
     }),
-    spanProcessors: [new BatchSpanProcessor({ exporter, maxExportBatchSize: 512, scheduledDelayMillis: 60_000 })],
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter, maxExportBatchSize: 512, scheduledDelayMillis: 60_000 }),
+    ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
@@ -147,27 +151,68 @@ async function batch512(port) {
         },
       },
       async (root) => {
-        await redis.startActiveSpan("get", { kind: SpanKind.CLIENT, attributes: {
-          "db.system.name": "redis", "db.query.text": `get order:${id}`, "server.address": "cache", "server.port": 6379,
-        } }, async (s) => s.end());
+        await redis.startActiveSpan(
+          "get",
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              "db.system.name": "redis",
+              "db.query.text": `get order:${id}`,
+              "server.address": "cache",
+              "server.port": 6379,
+            },
+          },
+          async (s) => s.end(),
+        );
         for (const table of ["orders", "order_items", "customers"]) {
-          await pg.startActiveSpan(`SELECT ${table}`, { kind: SpanKind.CLIENT, attributes: {
-            "db.system.name": "postgresql", "db.namespace": "shop", "db.collection.name": table,
-            "db.operation.name": "SELECT", "db.query.text": `SELECT * FROM ${table} WHERE order_id = $1`,
-            "server.address": "db", "server.port": 5432,
-          } }, async (s) => s.end());
+          await pg.startActiveSpan(
+            `SELECT ${table}`,
+            {
+              kind: SpanKind.CLIENT,
+              attributes: {
+                "db.system.name": "postgresql",
+                "db.namespace": "shop",
+                "db.collection.name": table,
+                "db.operation.name": "SELECT",
+                "db.query.text": `SELECT * FROM ${table} WHERE order_id = $1`,
+                "server.address": "db",
+                "server.port": 5432,
+              },
+            },
+            async (s) => s.end(),
+          );
         }
-        await http.startActiveSpan("GET", { kind: SpanKind.CLIENT, attributes: {
-          "http.request.method": "GET", "url.full": `http://inventory.internal/stock?order=${id}`,
-          "server.address": "inventory.internal", "server.port": 80, "http.response.status_code": 200,
-        } }, async (s) => s.end());
+        await http.startActiveSpan(
+          "GET",
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              "http.request.method": "GET",
+              "url.full": `http://inventory.internal/stock?order=${id}`,
+              "server.address": "inventory.internal",
+              "server.port": 80,
+              "http.response.status_code": 200,
+            },
+          },
+          async (s) => s.end(),
+        );
         await trace.getTracer("orders").startActiveSpan("render order", async (s) => {
           s.setAttribute("order.items", i % 7);
           s.end();
         });
-        await redis.startActiveSpan("set", { kind: SpanKind.CLIENT, attributes: {
-          "db.system.name": "redis", "db.query.text": `set order:${id} ?`, "server.address": "cache", "server.port": 6379,
-        } }, async (s) => s.end());
+        await redis.startActiveSpan(
+          "set",
+          {
+            kind: SpanKind.CLIENT,
+            attributes: {
+              "db.system.name": "redis",
+              "db.query.text": `set order:${id} ?`,
+              "server.address": "cache",
+              "server.port": 6379,
+            },
+          },
+          async (s) => s.end(),
+        );
         if (i % 16 === 0) {
           const err = new Error(`order ${id} could not be priced`);
           root.recordException(err);

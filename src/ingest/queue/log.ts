@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
-import { QUEUE_KINDS } from "./kinds";
+import { batchWeight, QUEUE_KINDS } from "./kinds";
 import type { QueuedEnvelope, RawEnvelope } from "./queue";
 
 /**
@@ -62,7 +62,8 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Whole records from `offset` of an open queue file: at most `limit`, and no more body bytes
- * than `maxBytes` (but always one, if there is one). Bodies share the chunk they were read in.
+ * than `maxBytes`, each weighed by its kind (batchWeight; but always one record, if there is
+ * one). Bodies share the chunk they were read in.
  */
 export function readRecords(
   fd: number,
@@ -99,7 +100,8 @@ export function readRecords(
     if (head[33] !== RECORD_MAGIC) return { records, end: at, damaged: true };
     const length = head.readUInt32LE(0);
     if (at + RECORD_HEADER_BYTES + length > size) break; // still being appended
-    if (records.length > 0 && bytes + length > maxBytes) break;
+    const weighed = length * batchWeight(KINDS[head[32] as number] ?? "envelope");
+    if (records.length > 0 && bytes + weighed > maxBytes) break;
     const record = bytesAt(at, RECORD_HEADER_BYTES + length);
     if (!record) break;
     const header = record.subarray(0, RECORD_HEADER_BYTES);
@@ -115,7 +117,7 @@ export function readRecords(
       body,
     });
     at += RECORD_HEADER_BYTES + length;
-    bytes += length;
+    bytes += weighed;
   }
   return { records, end: at, damaged: false };
 }

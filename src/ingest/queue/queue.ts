@@ -2,7 +2,7 @@ import type { Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import type { Written } from "./group-commit";
-import { asQueueKind, type QueueKind } from "./kinds";
+import { asQueueKind, batchWeight, type QueueKind } from "./kinds";
 import { openPostgresQueue } from "./postgres";
 import { openSqliteQueue } from "./sqlite";
 
@@ -92,11 +92,13 @@ export function openQueueReader(db: Db): Promise<QueueReader> {
 /** A batch holds at most BATCH_BYTES of envelopes (and always at least one). */
 export const BATCH_BYTES = 16 * 1024 * 1024;
 
-export function lastIdWithinBytes(rows: { id: number; size: number }[]): number | undefined {
+export function lastIdWithinBytes(
+  rows: { id: number; size: number; kind?: string }[],
+): number | undefined {
   let total = 0;
   let last: number | undefined;
   for (const row of rows) {
-    total += row.size;
+    total += row.size * (row.kind ? batchWeight(asQueueKind(row.kind)) : 1);
     if (last !== undefined && total > BATCH_BYTES) break;
     last = row.id;
   }

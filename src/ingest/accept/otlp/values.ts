@@ -77,7 +77,8 @@ export function keyValues(
   into: Record<string, unknown> = {},
 ): Record<string, unknown> {
   if (!Array.isArray(raw)) return into;
-  let n = Object.keys(into).length;
+  let n = 0;
+  for (const key in into) if (Object.hasOwn(into, key)) n++;
   for (const kv of raw) {
     if (!isObjectLike(kv) || typeof kv.key !== "string" || kv.key === "") continue;
     if (n >= MAX_KEYS) {
@@ -86,15 +87,18 @@ export function keyValues(
     }
     const value = plainValue(kv.value, depth);
     if (value === undefined) continue;
-    const key = truncate(kv.key, 200);
-    if (!Object.hasOwn(into, key)) n++;
-    // defineProperty: a key named __proto__ must be data, not the prototype.
-    Object.defineProperty(into, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const key = kv.key.length > 200 ? truncate(kv.key, 200) : kv.key;
+    if (into[key] === undefined || !Object.hasOwn(into, key)) n++;
+    // Plain assignment keeps the object fast (defineProperty turned it into a dictionary,
+    // the slowest step of converting spans); only __proto__ needs defining as data.
+    if (key === "__proto__")
+      Object.defineProperty(into, key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else into[key] = value;
   }
   return into;
 }
