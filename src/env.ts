@@ -46,8 +46,8 @@ const EnvSchema = z.object({
   FAULTLINE_WORKER_STARVED_SECONDS: z.coerce.number().min(0.5).default(30),
   /**
    * An OTLP request body after decompression (the wire cap is the envelopes' 20 MiB). OTLP is
-   * decoded on the accepting thread to answer partial_success, at ~8 MB of heap and ~22 ms
-   * per MiB of protobuf: 20 MiB, the OpenTelemetry Collector's own default, bounds that.
+   * decoded on the accepting thread to answer partial_success: 20 MiB of protobuf took 0.7 s
+   * and 162 MiB of heap there. 20 MiB is also the OpenTelemetry Collector's own default.
    */
   FAULTLINE_OTLP_MAX_BYTES: z.coerce
     .number()

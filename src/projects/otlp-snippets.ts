@@ -59,8 +59,9 @@ OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf"`,
     {
       id: "node",
       title: "OpenTelemetry SDK for Node.js",
-      install:
-        "npm install @opentelemetry/api @opentelemetry/sdk-trace @opentelemetry/sdk-logs @opentelemetry/resources @opentelemetry/context-async-hooks @opentelemetry/exporter-trace-otlp-proto @opentelemetry/exporter-logs-otlp-proto",
+      install: `npm install @opentelemetry/api @opentelemetry/sdk-trace @opentelemetry/sdk-logs \\
+  @opentelemetry/resources @opentelemetry/context-async-hooks \\
+  @opentelemetry/exporter-trace-otlp-proto @opentelemetry/exporter-logs-otlp-proto`,
       files: [
         {
           name: "otel.mjs (load first: node --import ./otel.mjs app.mjs)",
