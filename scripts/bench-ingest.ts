@@ -6,7 +6,10 @@
  * - errors: ~5 KB error events with varied messages and code paths (also a fixed-rate run
  *   for latency, and the ceiling comparison: the ceiling runs before and again after);
  * - mixed: 55 % errors, 20 % transactions, 10 % logs, 15 % sessions/check-ins/client reports;
- * - large: ~50 KB error events.
+ * - large: ~50 KB error events;
+ * - otlp: OTLP/protobuf requests of 512 spans each, gzip (scripts/otlp-workload.ts), to
+ *   /v1/traces, each body sent once (BENCH_OTLP_REQUESTS of them, default 2000, or until
+ *   BENCH_SECONDS): accepted and processed spans/s.
  * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained),
  * peak RSS, and the CPU time each request and envelope cost on the server's threads.
  *
@@ -14,7 +17,8 @@
  * a few microseconds of CPU per request, so the generator takes little from the server.
  *
  * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_WORKLOADS (default
- * errors,mixed,large), BENCH_POSTGRES=1 to add PostgreSQL runs (TEST_DATABASE_URL).
+ * errors,mixed,large,otlp), BENCH_POSTGRES=1 to add PostgreSQL runs (TEST_DATABASE_URL),
+ * BENCH_OTLP_REQUESTS (default 2000).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -29,9 +33,11 @@ import { countEvents, TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { idleThreadIds, processThreads } from "../tests/helpers/threads";
 import { type LoadResult, runLoad } from "./load-generator";
+import { OTLP_SPANS_PER_REQUEST, otlpBodies } from "./otlp-workload";
 import { ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const OTLP_REQUESTS = Number(process.env.BENCH_OTLP_REQUESTS ?? 2000);
 const RATE = Number(process.env.BENCH_RATE ?? 5000);
 const CONNECTIONS = 64;
 const SELECTED = (process.env.BENCH_WORKLOADS ?? WORKLOADS.join(","))
@@ -45,12 +51,20 @@ for (const w of SELECTED) {
 
 async function load(
   url: string,
-  bodies: string[],
-  opts: { seconds: number; rate?: number; warmupSeconds?: number },
+  bodies: (string | Buffer)[],
+  opts: {
+    seconds: number;
+    rate?: number;
+    warmupSeconds?: number;
+    headers?: Record<string, string>;
+    once?: boolean;
+  },
 ): Promise<LoadResult> {
   return runLoad({
     url,
     bodies,
+    headers: opts.headers,
+    once: opts.once,
     idMark: ID_MARK,
     connections: CONNECTIONS,
     seconds: opts.seconds,
@@ -191,6 +205,8 @@ interface FaultlineResult {
   workload: Workload;
   /** Events stored once the queue drained (errors and large: one per accepted request). */
   storedEvents: number | undefined;
+  /** otlp: spans stored once the queue drained (512 per accepted request). */
+  storedSpans?: number;
   bytes: number;
   throughput: LoadResult;
   fixedRate?: LoadResult;
@@ -209,10 +225,22 @@ async function benchFaultline(
   workload: Workload,
   databaseUrl: string,
 ): Promise<FaultlineResult> {
+  const otlp = workload === "otlp";
+  // Built before the server starts: gzip bodies cannot get fresh ids per request.
+  const otlpRequests = otlp ? otlpBodies(OTLP_REQUESTS) : [];
   const server = await startServer({ env: { DATABASE_URL: databaseUrl } });
   const dsn = new URL(server.dsn);
-  const url = `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
-  const bodies = workloadBodies(workload, server.dsn);
+  const url = otlp
+    ? `${server.url}/v1/traces`
+    : `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
+  const bodies = otlp ? otlpRequests : workloadBodies(workload, server.dsn);
+  const headers = otlp
+    ? {
+        "Content-Type": "application/x-protobuf",
+        "Content-Encoding": "gzip",
+        Authorization: `Bearer ${dsn.username}`,
+      }
+    : undefined;
   const db = openDb(databaseUrl, { poolSize: 1 });
   const queueDepthNow = queueDepth(db);
 
@@ -221,7 +249,7 @@ async function benchFaultline(
   const processing = idleThreadIds(pid);
   const cpuAtStart = threadCpu(pid, processing);
   const start = Date.now();
-  const throughput = await load(url, bodies, { seconds: SECONDS });
+  const throughput = await load(url, bodies, { seconds: SECONDS, headers, once: otlp });
   const loadEnd = Date.now();
   const acceptCpu = cpuSince(pid, cpuAtStart, processing).main;
   // Accept-side outcomes are queued once a second: wait for that last one too.
@@ -232,7 +260,17 @@ async function benchFaultline(
   const done = Date.now();
   const drainCpu = cpuSince(pid, cpuAtStart, processing);
   // Nothing lost: in these workloads every accepted envelope holds exactly one error event.
-  const storedEvents = workload === "mixed" ? undefined : await countEvents(db);
+  const storedEvents = workload === "mixed" || otlp ? undefined : await countEvents(db);
+  const storedSpans = otlp
+    ? Number(
+        (
+          await db.kysely
+            .selectFrom("spans")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    : undefined;
   await db.close();
   const processedPerSec = throughput.ok / ((done - start) / 1000);
 
@@ -256,6 +294,7 @@ async function benchFaultline(
     label,
     workload,
     storedEvents,
+    storedSpans,
     bytes: Math.round(bodies.reduce((n, b) => n + Buffer.byteLength(b), 0) / bodies.length),
     throughput,
     fixedRate,
@@ -398,6 +437,12 @@ async function main() {
       console.log(
         `${r.storedEvents === r.throughput.ok ? "ok" : "LOST EVENTS"}: ${r.label} ${r.workload} stored ${r.storedEvents} events for ${r.throughput.ok} accepted requests`,
       );
+    if (r.storedSpans !== undefined) {
+      const spans = r.throughput.ok * OTLP_SPANS_PER_REQUEST;
+      console.log(
+        `otlp ${r.label}: ${r.throughput.ok} requests of ${OTLP_SPANS_PER_REQUEST} spans (gzip, ${r.bytes} bytes) accepted at ${(spans / r.throughput.seconds).toFixed(0)} spans/s, processed at ${(r.processedPerSec * OTLP_SPANS_PER_REQUEST).toFixed(0)} spans/s (until drained), peak RSS ${r.peakRss} MiB; ${r.storedSpans === spans ? "ok" : "LOST SPANS"}: stored ${r.storedSpans} spans for ${spans} accepted`,
+      );
+    }
     const other = r.throughput.other + (r.fixedRate?.other ?? 0);
     if (other > 0)
       console.log(

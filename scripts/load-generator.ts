@@ -10,7 +10,11 @@ import net from "node:net";
 export interface LoadOptions {
   url: string;
   /** Request bodies; every occurrence of `idMark` is replaced by a fresh 32-hex id. */
-  bodies: string[];
+  bodies: (string | Buffer)[];
+  /** Extra request header lines (`Name: value`); the default Content-Type is an envelope's. */
+  headers?: Record<string, string>;
+  /** Send each body once, then stop (bodies that cannot be given fresh ids, like gzip). */
+  once?: boolean;
   idMark: string;
   connections: number;
   seconds: number;
@@ -41,10 +45,22 @@ interface Template {
   idOffsets: number[];
 }
 
-function buildTemplates(url: URL, bodies: string[], idMark: string): Template[] {
+function buildTemplates(
+  url: URL,
+  bodies: (string | Buffer)[],
+  idMark: string,
+  extra: Record<string, string> = {},
+): Template[] {
+  const headers = { "Content-Type": "application/x-sentry-envelope", ...extra };
+  const lines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   return bodies.map((body) => {
-    const head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/x-sentry-envelope\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n`;
-    const bytes = Buffer.from(head + body);
+    const head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${lines}Content-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n`;
+    const bytes = Buffer.concat([
+      Buffer.from(head),
+      typeof body === "string" ? Buffer.from(body) : body,
+    ]);
     const idOffsets: number[] = [];
     for (let i = bytes.indexOf(idMark); i !== -1; i = bytes.indexOf(idMark, i + 1))
       idOffsets.push(i);
@@ -54,7 +70,7 @@ function buildTemplates(url: URL, bodies: string[], idMark: string): Template[] 
 
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
-  const templates = buildTemplates(url, options.bodies, options.idMark);
+  const templates = buildTemplates(url, options.bodies, options.idMark, options.headers);
   const prefix = crypto.randomBytes(8).toString("hex");
   const latencies = new Float64Array(
     Math.max(1_000_000, (options.rate ?? 50_000) * options.seconds * 2),
@@ -70,7 +86,8 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const interval = options.rate ? 1000 / options.rate : 0;
   let nextSlot = launched;
 
-  const nextRequest = (): [Buffer, string] => {
+  const nextRequest = (): [Buffer, string] | undefined => {
+    if (options.once && counter >= templates.length) return undefined;
     const t = templates[counter % templates.length] as Template;
     counter++;
     const copy = Buffer.from(t.bytes);
@@ -87,7 +104,12 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       let sentAt = 0;
       let sentId = "";
       const write = () => {
-        const [bytes, id] = nextRequest();
+        const next = nextRequest();
+        if (!next) {
+          socket.end();
+          return;
+        }
+        const [bytes, id] = next;
         sentId = id;
         socket.write(bytes);
       };

@@ -10,8 +10,8 @@ import { fixture } from "../tests/helpers/fixtures";
  */
 export const ID_MARK = "ffffffffffffffffffffffffffffffff";
 
-export type Workload = "errors" | "mixed" | "large";
-export const WORKLOADS: readonly Workload[] = ["errors", "mixed", "large"];
+export type Workload = "errors" | "mixed" | "large" | "otlp";
+export const WORKLOADS: readonly Workload[] = ["errors", "mixed", "large", "otlp"];
 
 const ID_FIELDS = /"(event_id|trace_id|sid|check_in_id)":"[0-9a-f]{32}"/g;
 
@@ -137,6 +137,7 @@ export function mixedBodies(dsn: string): string[] {
   return out;
 }
 
+/** The envelope workloads' bodies; `otlp` has its own (scripts/otlp-workload.ts). */
 export function workloadBodies(workload: Workload, dsn: string): string[] {
   if (workload === "mixed") return mixedBodies(dsn);
   if (workload === "large") return errorBodies(dsn, 100, 50 * 1024);

@@ -6,12 +6,23 @@ import { openDb } from "../src/db/connection";
 import { frameEnvelope } from "../src/ingest/accept/frame";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { loadFixtures } from "./helpers/fixtures";
+import {
+  deepJsonRequest,
+  deepProtobufRequest,
+  encodeProtobuf,
+  jsonSpan,
+  traceRequest,
+} from "./helpers/otlp";
+import { otlpFixture } from "./helpers/otlp-fixtures";
 import { type RunningServer, startServer, waitFor } from "./helpers/server";
 
 /**
  * Fuzzing the real production server with mutations of the real SDK envelopes: bit flips,
  * truncation, wrong and huge lengths, invalid UTF-8, JSON nested 100,000 deep, gzip bombs
- * and Content-Encoding mismatches. The server must never answer 5xx, never crash, keep its
+ * and Content-Encoding mismatches; and OTLP/HTTP requests (real exporters' protobuf and
+ * JSON) with bit flips, truncation, values of the wrong type anywhere in the JSON, nesting
+ * 10,000 deep, 20,000 attributes, gzip bombs and bodies of one encoding labelled as the
+ * other. The server must never answer 5xx, never crash, keep its
  * memory bounded, and its worker must survive processing whatever was accepted.
  * Deterministic: FUZZ_SEED (default below) decides every case. Bounded: about 2,200 cases,
  * under a minute in all (the test's own timeout).
@@ -41,6 +52,8 @@ interface Case {
   kind: string;
   body: Buffer;
   headers?: Record<string, string>;
+  /** An OTLP endpoint (with the server's key in a header) instead of the envelope one. */
+  otlp?: "traces" | "logs";
 }
 
 let server: RunningServer;
@@ -259,6 +272,142 @@ function badHeader(r: Rng, base: Buffer): Buffer {
   return Buffer.concat([Buffer.from(JSON.stringify(header)), base.subarray(nl)]);
 }
 
+// ---- OTLP ------------------------------------------------------------------------------
+
+/** The real exporters' requests (decompressed), by encoding and signal. */
+let otlpBases:
+  | { traces: Buffer[]; logs: Buffer[]; json: { traces: string; logs: string } }
+  | undefined;
+function otlpBase() {
+  otlpBases ??= {
+    traces: ["node-protobuf-traces", "node-batch-512-traces"].map((n) => otlpFixture(n).body),
+    logs: [otlpFixture("node-protobuf-logs").body],
+    json: {
+      traces: otlpFixture("node-json-traces").body.toString(),
+      logs: otlpFixture("node-json-logs").body.toString(),
+    },
+  };
+  return otlpBases;
+}
+
+const ODD_VALUES = [null, 1e308, -1, true, [], {}, "x".repeat(2000), "\u0000", "zz", "", 0, "-0"];
+
+/** The real exporter's JSON with one value anywhere replaced by one of another type. */
+function mutateJson(r: Rng, text: string): string {
+  const doc = JSON.parse(text);
+  const nodes: [Record<string, unknown> | unknown[], string | number][] = [];
+  const walk = (v: unknown) => {
+    if (Array.isArray(v))
+      v.forEach((x, i) => {
+        nodes.push([v, i]);
+        walk(x);
+      });
+    else if (v && typeof v === "object")
+      for (const k of Object.keys(v)) {
+        nodes.push([v as Record<string, unknown>, k]);
+        walk((v as Record<string, unknown>)[k]);
+      }
+  };
+  walk(doc);
+  for (let n = 1 + r.int(3); n > 0 && nodes.length > 0; n--) {
+    const [parent, key] = r.pick(nodes);
+    (parent as Record<string | number, unknown>)[key] = r.pick(ODD_VALUES);
+  }
+  return JSON.stringify(doc);
+}
+
+let otlpBombs: Case[] | undefined;
+function otlpBomb(r: Rng): Case {
+  otlpBombs ??= (() => {
+    const member = zlib.gzipSync(Buffer.alloc(64 * MiB, 0), { level: 9 });
+    // A valid start, then an attribute string of 64 MiB of "a": decodable until the cap.
+    const spanStart = encodeProtobuf("traces", traceRequest([jsonSpan()]));
+    return [
+      {
+        kind: "otlp_bomb",
+        otlp: "traces",
+        body: Buffer.concat(Array(16).fill(member)),
+        headers: { "content-encoding": "gzip" },
+      },
+      {
+        kind: "otlp_bomb",
+        otlp: "logs",
+        body: zlib.deflateSync(Buffer.alloc(64 * MiB, 0)),
+        headers: { "content-encoding": "deflate" },
+      },
+      {
+        kind: "otlp_bomb",
+        otlp: "traces",
+        body: zlib.gzipSync(Buffer.concat([spanStart, Buffer.alloc(40 * MiB, 0x61)])),
+        headers: { "content-encoding": "gzip" },
+      },
+    ] satisfies Case[];
+  })();
+  return r.pick(otlpBombs);
+}
+
+function otlpCase(r: Rng, kind: (typeof KINDS)[number]): Case {
+  const bases = otlpBase();
+  const signal = r.next() < 0.7 ? "traces" : "logs";
+  const proto = r.pick(bases[signal]);
+  switch (kind) {
+    case "otlp_bit_flip":
+      return { kind, otlp: signal, body: bitFlip(r, proto) };
+    case "otlp_truncate":
+      return { kind, otlp: signal, body: proto.subarray(0, r.int(proto.length)) };
+    case "otlp_json_types":
+      return {
+        kind,
+        otlp: signal,
+        body: Buffer.from(mutateJson(r, bases.json[signal])),
+        headers: { "content-type": "application/json" },
+      };
+    case "otlp_deep":
+      return r.next() < 0.5
+        ? { kind, otlp: "traces", body: deepProtobufRequest(10_000) }
+        : {
+            kind,
+            otlp: "traces",
+            body: Buffer.from(deepJsonRequest(10_000)),
+            headers: { "content-type": "application/json" },
+          };
+    case "otlp_wide": {
+      const attributes = Array.from({ length: 20_000 }, (_, i) => ({
+        key: `k${i}`,
+        value: { stringValue: "v".repeat(r.int(50)) },
+      }));
+      return {
+        kind,
+        otlp: "traces",
+        body: encodeProtobuf("traces", traceRequest([jsonSpan({ attributes })])),
+      };
+    }
+    case "otlp_bomb":
+      return otlpBomb(r);
+    default: {
+      // One encoding labelled as the other, or compressed and labelled otherwise.
+      const json = Buffer.from(bases.json[signal]);
+      const choice = r.int(4);
+      if (choice === 0) return { kind, otlp: signal, body: json };
+      if (choice === 1)
+        return { kind, otlp: signal, body: proto, headers: { "content-type": "application/json" } };
+      if (choice === 2)
+        return {
+          kind,
+          otlp: signal,
+          body: zlib.deflateSync(proto),
+          headers: { "content-encoding": "gzip" },
+        };
+      return {
+        kind,
+        otlp: signal,
+        body: zlib.gzipSync(proto),
+        headers: { "content-type": "text/plain", "content-encoding": "gzip" },
+      };
+    }
+  }
+}
+
 const KINDS = [
   "bit_flip",
   "bad_header",
@@ -269,6 +418,13 @@ const KINDS = [
   "deep_json",
   "gzip_bomb",
   "encoding_mismatch",
+  "otlp_bit_flip",
+  "otlp_truncate",
+  "otlp_json_types",
+  "otlp_deep",
+  "otlp_wide",
+  "otlp_bomb",
+  "otlp_mismatch",
 ] as const;
 
 function makeCase(r: Rng, kind: (typeof KINDS)[number], base: Buffer): Case {
@@ -310,6 +466,8 @@ function makeCase(r: Rng, kind: (typeof KINDS)[number], base: Buffer): Case {
       return r.pick(gzipBombs());
     case "encoding_mismatch":
       return encodingMismatch(r, base);
+    default:
+      return otlpCase(r, kind);
   }
 }
 
@@ -324,13 +482,27 @@ const COUNTS: Record<(typeof KINDS)[number], number> = {
   deep_json: 60,
   gzip_bomb: 15,
   encoding_mismatch: 250,
+  otlp_bit_flip: 250,
+  otlp_truncate: 100,
+  otlp_json_types: 200,
+  otlp_deep: 8,
+  otlp_wide: 4,
+  otlp_bomb: 6,
+  otlp_mismatch: 100,
 };
 
 async function send(c: Case): Promise<number> {
-  const res = await fetch(url, {
+  const otlpHeaders = c.otlp && {
+    "content-type": "application/x-protobuf",
+    authorization: `Bearer ${new URL(server.dsn).username}`,
+  };
+  const res = await fetch(c.otlp ? `${server.url}/v1/${c.otlp}` : url, {
     method: "POST",
-    body: new Uint8Array(address(c.body)),
-    headers: { "content-type": "application/x-sentry-envelope", ...c.headers },
+    body: new Uint8Array(c.otlp ? c.body : address(c.body)),
+    headers: {
+      ...(otlpHeaders ?? { "content-type": "application/x-sentry-envelope" }),
+      ...c.headers,
+    },
   });
   await res.arrayBuffer();
   return res.status;
@@ -417,6 +589,24 @@ describe("fuzzing the ingest endpoint", () => {
             .executeTakeFirst(),
         30_000,
         "the final valid event to be stored",
+      );
+      // And a valid OTLP request after every OTLP case.
+      const span = jsonSpan();
+      const otlpOk = await send({
+        kind: "valid",
+        otlp: "traces",
+        body: encodeProtobuf("traces", traceRequest([span])),
+      });
+      expect(otlpOk).toBe(200);
+      await waitFor(
+        () =>
+          db.kysely
+            .selectFrom("spans")
+            .select("id")
+            .where("span_id", "=", span.spanId as string)
+            .executeTakeFirst(),
+        30_000,
+        "the final valid OTLP span to be stored",
       );
     } finally {
       await db.close();

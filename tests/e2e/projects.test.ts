@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +12,8 @@ import { ROOT, type RunningServer, startServer, waitFor } from "../helpers/serve
  * What an admin does on the projects pages, in Chromium: creates a project, copies its DSN
  * from the page, and a real @sentry/node application sends an error with it (accepted); the
  * admin disables the key in the UI and the next send is refused (403). The setup snippets
- * carry the real DSN.
+ * carry the real DSN; the OpenTelemetry one for Node, copied from the page and run as it is,
+ * sends a span to the project.
  */
 const OWNER = { name: "Olive Owner", email: "olive@example.com", password: "owner password 1" };
 const ADMIN_EMAIL = "ada@example.com";
@@ -54,6 +57,33 @@ function sendWithNodeSdk(dsn: string, message: string): number[] {
   expect(run.status, run.stderr).toBe(0);
   const last = run.stdout.trim().split("\n").pop() ?? "";
   return (JSON.parse(last) as { statuses: number[] }).statuses;
+}
+
+/**
+ * Runs the page's OpenTelemetry snippet for Node as written, in a module beside the repo's
+ * node_modules, followed by an app that starts one span and flushes; its trace id.
+ */
+function runOtelSnippet(snippet: string, spanName: string): string {
+  const dir = path.join(ROOT, "node_modules/.cache/faultline-tests");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `otel-snippet-${crypto.randomUUID()}.mjs`);
+  const app = `
+const span = trace.getTracer("snippet-check").startSpan(${JSON.stringify(spanName)});
+span.end();
+await trace.getTracerProvider().getDelegate().forceFlush();
+console.log(span.spanContext().traceId);`;
+  fs.writeFileSync(file, `${snippet}\n${app}\n`);
+  try {
+    const run = spawnSync(process.execPath, [file], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    return run.stdout.trim().split("\n").pop() ?? "";
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
 }
 
 async function signIn(page: Page): Promise<void> {
@@ -110,7 +140,39 @@ describe("projects and keys in the browser", () => {
       ]);
       expect(snippets).toContain("npm install @sentry/nextjs");
       expect(snippets).toContain("pip install sentry-sdk");
+
+      // OpenTelemetry: the project's OTLP endpoint and key in every snippet.
+      const otlp = page.locator("section", { has: page.locator("#otlp") });
+      const otlpHeadings = await otlp.getByRole("heading", { level: 3 }).allTextContents();
+      expect(otlpHeadings).toEqual([
+        "OpenTelemetry SDK (any language), by environment",
+        "OpenTelemetry SDK for Node.js",
+        "OpenTelemetry SDK for Python",
+        "OpenTelemetry Collector",
+      ]);
+      const dsnUrl = new URL(dsn);
+      const endpoint = `http://${dsnUrl.host}/api${dsnUrl.pathname}/integration/otlp`;
+      const otlpSnippets = await otlp.locator("pre").allTextContents();
+      const configs = otlpSnippets.filter((s) => !/^(npm|pip) install/.test(s));
+      expect(configs).toHaveLength(4);
+      for (const code of configs) {
+        expect(code).toContain(`"${endpoint}"`);
+        expect(code).toContain(dsnUrl.username);
+      }
       await screenshot(page, "project-settings");
+      const nodeSnippet = configs[1] as string;
+      const traceId = runOtelSnippet(nodeSnippet, "snippet span");
+      const trace = await waitFor(
+        async () => {
+          const res = await server.api<{ transactions: { transaction: string }[] }>(
+            `/api/0/organizations/acme/events-trace/${traceId}/`,
+          );
+          return res.status === 200 ? res.body : undefined;
+        },
+        30_000,
+        "the snippet's span",
+      );
+      expect(trace.transactions.map((t) => t.transaction)).toEqual(["snippet span"]);
 
       expect(sendWithNodeSdk(dsn, "Storefront checkout failed")).toEqual([200]);
       const issues = await waitFor(

@@ -8,10 +8,14 @@ import { EnvelopeGuard } from "./envelope-guard";
 import { type FramedEnvelope, frameEnvelope } from "./frame";
 import { enforceItemLimits } from "./item-limits";
 import { type DataCategory, itemQuantity, itemTypeInfo, LIMITS } from "./item-types";
+import { handleOtlp } from "./otlp/handle-otlp";
 import type { AcceptOutcomes } from "./outcomes";
 import type { KeyRateLimiter } from "./rate-limit";
 import { answerFailure, PREFLIGHT_HEADERS, Refusal, send } from "./respond";
-import type { IngestRoute } from "./route";
+import type { IngestRoute, OtlpRoute } from "./route";
+
+/** The Sentry protocol's endpoints (OTLP has its own handler, otlp/handle-otlp.ts). */
+type SentryRoute = Exclude<IngestRoute, OtlpRoute>;
 
 /**
  * The accept stage, run inside the request: route, read (with caps), frame, authenticate,
@@ -42,6 +46,10 @@ export function handleIngest(
   if (req.method === "OPTIONS") {
     res.writeHead(204, PREFLIGHT_HEADERS);
     res.end();
+    return;
+  }
+  if (route.kind === "otlp") {
+    handleOtlp(req, res, query, route, ctx);
     return;
   }
   const fail = (err: unknown) => answerFailure(req, res, err);
@@ -101,7 +109,7 @@ interface Accepted {
 }
 
 /** The refusals that need no body: the method, and the ids in the URL. */
-function checkRequest(req: IncomingMessage, route: IngestRoute): void {
+function checkRequest(req: IncomingMessage, route: SentryRoute): void {
   if (req.method !== "POST") throw new Refusal(405, `method ${req.method} not allowed; use POST`);
   if (route.kind !== "tunnel" && !/^\d+$/.test(route.projectId)) {
     throw new Refusal(
@@ -119,7 +127,7 @@ function checkRequest(req: IncomingMessage, route: IngestRoute): void {
 function acceptStore(
   req: IncomingMessage,
   query: URLSearchParams,
-  route: IngestRoute,
+  route: SentryRoute,
   ctx: AcceptContext,
   body: Buffer,
 ): Accepted | Promise<Accepted> {
@@ -135,7 +143,7 @@ function acceptStore(
 function acceptEnvelope(
   req: IncomingMessage,
   query: URLSearchParams,
-  route: IngestRoute,
+  route: SentryRoute,
   ctx: AcceptContext,
   body: Buffer,
 ): Accepted | Promise<Accepted> {
@@ -177,11 +185,11 @@ function acceptEnvelope(
  * `then` for a value that is nearly always at hand (a cached key): `next` runs at once
  * unless the value is a promise.
  */
-function andThen<T, U>(value: T | Promise<T>, next: (value: T) => U): U | Promise<U> {
+export function andThen<T, U>(value: T | Promise<T>, next: (value: T) => U): U | Promise<U> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
-interface ItemCount {
+export interface ItemCount {
   category: DataCategory;
   quantity: number;
 }
@@ -205,12 +213,17 @@ const BACKPRESSURE_RETRY_SECONDS = 10;
  * A refusal here is a 429 (503 for a full disk) that tells the SDK how long to wait, and
  * the refused items are counted as outcomes.
  */
-function admit(ctx: AcceptContext, key: KeyInfo, items: ItemCount[]): void {
+export function admit(
+  ctx: AcceptContext,
+  key: KeyInfo,
+  items: ItemCount[],
+  backpressureRetrySeconds = BACKPRESSURE_RETRY_SECONDS,
+): void {
   const pressure = ctx.pressure.current();
   if (pressure) {
     // A full disk must not be written to, not even for bookkeeping.
     if (pressure.kind === "queue_full") countRefused(ctx, key, items, "queue_full");
-    const retry = String(BACKPRESSURE_RETRY_SECONDS);
+    const retry = String(backpressureRetrySeconds);
     throw new Refusal(pressure.kind === "disk_full" ? 503 : 429, pressure.detail, {
       headers: {
         "Retry-After": retry,
@@ -262,7 +275,7 @@ function checkCredentials(result: CredentialResult): { publicKey: string; dsnPro
  * The key behind the credentials; synchronous when the key cache holds it, as it does for
  * nearly every request (awaiting costs promises that every request would pay for).
  */
-function authenticate(
+export function authenticate(
   ctx: AcceptContext,
   credentials: { publicKey: string },
 ): KeyInfo | Promise<KeyInfo> {
@@ -275,7 +288,7 @@ function usableKey(key: KeyInfo | null): KeyInfo {
   return key;
 }
 
-function checkProject(key: KeyInfo, projectId: string): void {
+export function checkProject(key: KeyInfo, projectId: string): void {
   if (String(key.projectId) !== projectId)
     throw new Refusal(403, "DSN key does not belong to this project");
 }
@@ -351,12 +364,12 @@ function parseStoreBody(body: Buffer): { json: Buffer; eventId: string | undefin
 }
 
 /** What goes into the queue for an accepted request. */
-function queued({ key, kind, body }: Accepted): RawEnvelope {
+export function queued({ key, kind, body }: Pick<Accepted, "key" | "kind" | "body">): RawEnvelope {
   return { projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body };
 }
 
 /** A failed queue write is logged and answered 503: the SDK keeps the event and retries. */
-function queueFailure(err: unknown): Refusal {
+export function queueFailure(err: unknown): Refusal {
   console.error("[ingest] queue write failed:", err);
   return new Refusal(503, "the queue could not be written; retry later");
 }

@@ -28,7 +28,7 @@ export class Refusal {
 }
 
 /** CORS_HEADERS as a flat name, value list: writeHead takes that without walking an object. */
-const CORS_HEADER_LIST = Object.entries(CORS_HEADERS).flat();
+export const CORS_HEADER_LIST = Object.entries(CORS_HEADERS).flat();
 
 export function send(
   res: ServerResponse,

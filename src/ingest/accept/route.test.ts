@@ -30,11 +30,40 @@ describe("ingestTarget", () => {
       "/issues?query=a",
       "/",
       "",
+      "/api/1/integration/otlp/v1/traces",
+      "/api/1/integration/otlp/v1/logs/",
+      "/api/1/integration/otlp/v1/metrics",
+      "/api/0/integration/otlp/v1/traces",
+      "/v1/traces",
+      "/v1/logs/?sentry_key=abc",
+      "/v1/metrics",
+      "/v1/traces/x",
+      "/v1/./traces",
     ];
     for (const target of targets) {
       const fast = ingestTarget(target);
       expect(fast && { route: fast.route, query: [...fast.query] }, target).toEqual(viaUrl(target));
       expect(isIngestTarget(target), target).toBe(viaUrl(target) !== null);
     }
+  });
+
+  it("routes OTLP/HTTP: Sentry's project paths and an exporter's base URL", () => {
+    expect(ingestTarget("/api/7/integration/otlp/v1/traces/")?.route).toEqual({
+      kind: "otlp",
+      signal: "traces",
+      projectId: "7",
+    });
+    expect(ingestTarget("/api/7/integration/otlp/v1/logs")?.route).toEqual({
+      kind: "otlp",
+      signal: "logs",
+      projectId: "7",
+    });
+    expect(ingestTarget("/v1/logs")?.route).toEqual({
+      kind: "otlp",
+      signal: "logs",
+      projectId: null,
+    });
+    expect(ingestTarget("/v1/metrics")).toBeNull();
+    expect(ingestTarget("/api/0/integration/otlp/v1/traces")).toBeNull();
   });
 });

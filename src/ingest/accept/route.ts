@@ -5,18 +5,37 @@
 export type IngestRoute =
   | { kind: "envelope"; projectId: string }
   | { kind: "store"; projectId: string }
-  | { kind: "tunnel"; org: string | null; project: string | null; region: string | null };
+  | { kind: "tunnel"; org: string | null; project: string | null; region: string | null }
+  | OtlpRoute;
+
+/** OTLP/HTTP: Sentry's paths name the project; `/v1/…` (an exporter's base URL) does not. */
+export type OtlpRoute = { kind: "otlp"; signal: "traces" | "logs"; projectId: string | null };
 
 const PROJECT_ROUTE = /^\/api\/([^/]+)\/(envelope|store)\/?$/;
+const OTLP_PROJECT_ROUTE = /^\/api\/([^/]+)\/integration\/otlp\/v1\/(traces|logs)\/?$/;
+const OTLP_BASE_ROUTE = /^\/v1\/(traces|logs)\/?$/;
 
 /** Which ingest endpoint a path is, before its query is looked at; null if none. */
-type IngestPath = { kind: "tunnel" } | { kind: "envelope" | "store"; projectId: string };
+type IngestPath =
+  | { kind: "tunnel" }
+  | { kind: "envelope" | "store"; projectId: string }
+  | OtlpRoute;
 
 function matchIngestPath(pathname: string): IngestPath | null {
   if (pathname === "/monitoring" || pathname === "/monitoring/") return { kind: "tunnel" };
   const m = PROJECT_ROUTE.exec(pathname);
-  if (!m || m[1] === "0") return null; // /api/0/… is the read API, served by Next.
+  if (!m) return matchOtlpPath(pathname);
+  if (m[1] === "0") return null; // /api/0/… is the read API, served by Next.
   return { kind: m[2] === "store" ? "store" : "envelope", projectId: m[1] as string };
+}
+
+function matchOtlpPath(pathname: string): OtlpRoute | null {
+  const base = OTLP_BASE_ROUTE.exec(pathname);
+  if (base)
+    return { kind: "otlp", signal: base[1] === "logs" ? "logs" : "traces", projectId: null };
+  const m = OTLP_PROJECT_ROUTE.exec(pathname);
+  if (!m || m[1] === "0") return null;
+  return { kind: "otlp", signal: m[2] === "logs" ? "logs" : "traces", projectId: m[1] as string };
 }
 
 function routeOf(match: IngestPath, query: URLSearchParams): IngestRoute {

@@ -123,7 +123,7 @@ function logTime(raw: unknown, receivedAt: number): number {
   return ms === undefined || ms > receivedAt + 60_000 ? receivedAt : ms;
 }
 
-function severityOf(
+export function severityOf(
   level: unknown,
   number: unknown,
 ): { severity: Severity; severityNumber: number } {

@@ -12,6 +12,7 @@ import { type Grouping, groupEvent } from "./fingerprint";
 import { isObject } from "./lenient";
 import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
+import { isOtlpKind, processOtlp } from "./otlp/process-otlp";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
 import { addSession, addSessionAggregates } from "./sessions";
@@ -149,6 +150,11 @@ function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
   }
   if (envelope.kind === "store") {
     addEvent(envelope.body, undefined, envelope, batch);
+    return;
+  }
+  if (isOtlpKind(envelope.kind)) {
+    const kind = envelope.kind;
+    processOtlp({ ...envelope, kind }, batch, (json) => addEvent(json, undefined, envelope, batch));
     return;
   }
   const framed = frameEnvelope(envelope.body);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import zlib from "node:zlib";
-import type { QueuedEnvelope, QueueKind, RawEnvelope } from "./queue";
+import { batchWeight, QUEUE_KINDS } from "./kinds";
+import type { QueuedEnvelope, RawEnvelope } from "./queue";
 
 /**
  * The record format of the SQLite install's queue files (see queue-segments.ts): each
@@ -12,7 +13,7 @@ import type { QueuedEnvelope, QueueKind, RawEnvelope } from "./queue";
  *  16  f64  received at (ms)
  *  24  u32  project id
  *  28  u32  key id
- *  32  u8   kind (0 envelope, 1 store, 2 outcomes)
+ *  32  u8   kind (an index into QUEUE_KINDS: 0 envelope, 1 store, 2 outcomes, 3-6 OTLP)
  *  33  u8   RECORD_MAGIC
  *  34  u16  zero
  *
@@ -23,7 +24,7 @@ import type { QueuedEnvelope, QueueKind, RawEnvelope } from "./queue";
  */
 export const RECORD_HEADER_BYTES = 36;
 const RECORD_MAGIC = 0xf1;
-const KINDS: readonly QueueKind[] = ["envelope", "store", "outcomes"];
+const KINDS = QUEUE_KINDS;
 
 /** The buffers to append for `items`, whose ids follow `lastId`. */
 export function encodeRecords(items: readonly RawEnvelope[], lastId: number): Buffer[] {
@@ -61,7 +62,8 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Whole records from `offset` of an open queue file: at most `limit`, and no more body bytes
- * than `maxBytes` (but always one, if there is one). Bodies share the chunk they were read in.
+ * than `maxBytes`, each weighed by its kind (batchWeight; but always one record, if there is
+ * one). Bodies share the chunk they were read in.
  */
 export function readRecords(
   fd: number,
@@ -98,7 +100,8 @@ export function readRecords(
     if (head[33] !== RECORD_MAGIC) return { records, end: at, damaged: true };
     const length = head.readUInt32LE(0);
     if (at + RECORD_HEADER_BYTES + length > size) break; // still being appended
-    if (records.length > 0 && bytes + length > maxBytes) break;
+    const weighed = length * batchWeight(KINDS[head[32] as number] ?? "envelope");
+    if (records.length > 0 && bytes + weighed > maxBytes) break;
     const record = bytesAt(at, RECORD_HEADER_BYTES + length);
     if (!record) break;
     const header = record.subarray(0, RECORD_HEADER_BYTES);
@@ -114,7 +117,7 @@ export function readRecords(
       body,
     });
     at += RECORD_HEADER_BYTES + length;
-    bytes += length;
+    bytes += weighed;
   }
   return { records, end: at, damaged: false };
 }

@@ -54,7 +54,7 @@ export function openPostgresQueue(db: Db, options: { scanCostFactor?: number } =
           return db.kysely.transaction().execute(async (trx) => {
             const claimed = await trx
               .selectFrom("ingest_queue")
-              .select(["id", sql<number>`octet_length(body)`.as("size")])
+              .select(["id", "kind", sql<number>`octet_length(body)`.as("size")])
               .orderBy("id")
               .limit(limit)
               .forUpdate()

@@ -2,6 +2,7 @@ import type { Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import type { Written } from "./group-commit";
+import { asQueueKind, batchWeight, type QueueKind } from "./kinds";
 import { openPostgresQueue } from "./postgres";
 import { openSqliteQueue } from "./sqlite";
 
@@ -10,12 +11,7 @@ import { openSqliteQueue } from "./sqlite";
  * its envelope is committed here; processing commits its effects and the removal of the
  * envelope in one transaction, so every acknowledged envelope is processed exactly once.
  */
-/** An envelope, a legacy store body, or outcomes counted at accept (a JSON list). */
-export type QueueKind = "envelope" | "store" | "outcomes";
-
-export function asQueueKind(kind: string): QueueKind {
-  return kind === "store" || kind === "outcomes" ? kind : "envelope";
-}
+export { asQueueKind, type OtlpQueueKind, QUEUE_KINDS, type QueueKind } from "./kinds";
 
 export interface RawEnvelope {
   projectId: number;
@@ -96,11 +92,13 @@ export function openQueueReader(db: Db): Promise<QueueReader> {
 /** A batch holds at most BATCH_BYTES of envelopes (and always at least one). */
 export const BATCH_BYTES = 16 * 1024 * 1024;
 
-export function lastIdWithinBytes(rows: { id: number; size: number }[]): number | undefined {
+export function lastIdWithinBytes(
+  rows: { id: number; size: number; kind?: string }[],
+): number | undefined {
   let total = 0;
   let last: number | undefined;
   for (const row of rows) {
-    total += row.size;
+    total += row.size * (row.kind ? batchWeight(asQueueKind(row.kind)) : 1);
     if (last !== undefined && total > BATCH_BYTES) break;
     last = row.id;
   }

@@ -1,19 +1,53 @@
-import type { Transaction } from "kysely";
+import type { Insertable, Transaction } from "kysely";
 import type { Database } from "../../db/schema";
 import type { StorableSpan } from "../process/spans";
+import { BulkStatement } from "./bulk-statement";
 
 /**
  * Spans into `spans`, many rows per statement (19 parameters a row keeps a chunk well
  * under SQLite's and PostgreSQL's parameter limits). A span an SDK sent twice is kept once.
+ * The statement is built once per row count (bulk-statement.ts): an OTLP export brings 512
+ * spans a request, and building each 500-row insert anew was ~6 % of the worker's time.
  */
 const CHUNK = 500;
 
+type SpanRow = Insertable<Database["spans"]>;
+
+const insertSpanRows = new BulkStatement<SpanRow>(
+  [
+    "project_id",
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "segment_id",
+    "event_id",
+    "is_segment",
+    "name",
+    "segment_name",
+    "op",
+    "description",
+    "status",
+    "start_timestamp",
+    "end_timestamp",
+    "duration",
+    "release",
+    "environment",
+    "data",
+    "received_at",
+  ],
+  (trx, rows) =>
+    trx
+      .insertInto("spans")
+      .values(rows)
+      .onConflict((oc) => oc.columns(["trace_id", "span_id", "project_id"]).doNothing()),
+);
+
 export async function storeSpans(spans: StorableSpan[], trx: Transaction<Database>): Promise<void> {
   for (let i = 0; i < spans.length; i += CHUNK) {
-    await trx
-      .insertInto("spans")
-      .values(
-        spans.slice(i, i + CHUNK).map((s) => ({
+    await insertSpanRows.execute(
+      trx,
+      spans.slice(i, i + CHUNK).map(
+        (s): SpanRow => ({
           project_id: s.projectId,
           trace_id: s.trace_id,
           span_id: s.span_id,
@@ -33,9 +67,8 @@ export async function storeSpans(spans: StorableSpan[], trx: Transaction<Databas
           environment: s.environment,
           data: s.data,
           received_at: s.receivedAt,
-        })),
-      )
-      .onConflict((oc) => oc.columns(["trace_id", "span_id", "project_id"]).doNothing())
-      .execute();
+        }),
+      ),
+    );
   }
 }

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/projects/action-form";
 import { KeyList, type KeyView } from "@/components/projects/key-list";
+import { OtlpSetupSnippet } from "@/components/projects/otlp-setup-snippet";
 import { ProjectSettingsForm } from "@/components/projects/project-settings-form";
 import { ProjectSetupSnippet } from "@/components/projects/project-setup-snippet";
 import { platformLabel } from "@/components/projects/project-table";
@@ -119,6 +120,19 @@ export default async function ProjectSettingsPage({
           <p className="text-muted">Enable or create a key to get a DSN for the SDK.</p>
         )}
       </section>
+
+      {setupDsn && (
+        <section aria-labelledby="otlp">
+          <h2 id="otlp" className="mb-1 text-base font-semibold">
+            Send OpenTelemetry traces and logs
+          </h2>
+          <p className="mb-3 text-xs text-muted">
+            Any OpenTelemetry SDK or Collector can export to this project over OTLP/HTTP (protobuf
+            or JSON); traces join those of Sentry SDKs by trace id.
+          </p>
+          <OtlpSetupSnippet dsn={setupDsn} />
+        </section>
+      )}
     </main>
   );
 }
