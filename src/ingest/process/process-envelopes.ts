@@ -4,8 +4,10 @@ import { type FramedItem, frameEnvelope } from "../accept/frame";
 import { itemQuantity, itemTypeInfo } from "../accept/item-types";
 import type { QueuedEnvelope } from "../queue/queue";
 import { countedTags } from "../store/issue-tags";
+import { adjustRows } from "./adjust-rows";
 import { addAttachment } from "./attachments";
 import { addCheckIn } from "./check-ins";
+import { type ClockContext, parseSentAt } from "./clock/clock-drift";
 import { type BlockSlice, type EventBlock, packEventBlocks } from "./event-blocks";
 import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
@@ -13,6 +15,8 @@ import { isObject } from "./lenient";
 import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
+import { prepareEvent } from "./prepare-event";
+import { type ProjectProcessing, processingFor, type SettingsByProject } from "./project-settings";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
@@ -97,11 +101,15 @@ export function mergeTransferred(into: StorableBatch, from: TransferredBatch): v
   mergeProtocolItems(into.items, from.items);
 }
 
-export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
+/** `settings`: each project's scrubbing and filters (project-settings.ts); else the defaults. */
+export function processEnvelopes(
+  envelopes: QueuedEnvelope[],
+  settings?: SettingsByProject,
+): StorableBatch {
   const batch = emptyBatch();
   for (const envelope of envelopes) {
     try {
-      processEnvelope(envelope, batch);
+      processEnvelope(envelope, batch, processingFor(envelope.projectId, settings));
     } catch (err) {
       // A bug here must not wedge the queue: the envelope is counted and the batch goes on.
       console.error(`[worker] envelope ${envelope.id} failed to process:`, err);
@@ -141,14 +149,27 @@ function parseJson(payload: Buffer): unknown {
   }
 }
 
-function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
+/** What an item's processing needs beyond the envelope: its project's settings and clock. */
+interface ItemContext {
+  project: ProjectProcessing;
+  clock: ClockContext;
+}
+
+function processEnvelope(
+  envelope: QueuedEnvelope,
+  batch: StorableBatch,
+  project: ProjectProcessing,
+): void {
   const { projectId, receivedAt } = envelope;
   if (envelope.kind === "outcomes") {
     addAcceptOutcomes(parseJson(envelope.body), batch);
     return;
   }
   if (envelope.kind === "store") {
-    addEvent(envelope.body, undefined, envelope, batch);
+    addEvent(envelope.body, undefined, envelope, batch, {
+      project,
+      clock: { receivedAt, sentAt: undefined },
+    });
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -157,9 +178,16 @@ function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
     batch.outcomes.add(projectId, receivedAt, "error", "invalid", "invalid_envelope");
     return;
   }
+  const ctx: ItemContext = {
+    project,
+    clock: { receivedAt, sentAt: parseSentAt(framed.value.header.sent_at) },
+  };
+  const spansBefore = batch.spans.length;
+  const logsBefore = batch.logs.length;
   for (const item of framed.value.items) {
-    processItem(item, framed.value.header.event_id, envelope, batch);
+    processItem(item, framed.value.header.event_id, envelope, batch, ctx);
   }
+  adjustRows(batch.spans, spansBefore, batch.logs, logsBefore, ctx.clock, project);
 }
 
 function processItem(
@@ -167,6 +195,7 @@ function processItem(
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: StorableBatch,
+  ctx: ItemContext,
 ): void {
   const { projectId, receivedAt } = envelope;
   const type = item.header.type;
@@ -177,13 +206,12 @@ function processItem(
   }
   switch (type) {
     case "event":
-      addEvent(item.payload, envelopeEventId, envelope, batch);
+    case "transaction":
+      // A transaction item goes the same way (inbound filters), then to addTransaction.
+      addEvent(item.payload, envelopeEventId, envelope, batch, ctx, type === "transaction");
       return;
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
-      return;
-    case "transaction":
-      addTransaction(parseJson(item.payload), envelopeEventId, envelope, batch);
       return;
     case "span":
       addSpanItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
@@ -236,13 +264,23 @@ function addEvent(
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: StorableBatch,
+  ctx: ItemContext,
+  transactionItem = false,
 ): void {
   const { projectId, receivedAt } = envelope;
-  const raw = parseJson(json);
-  if (isObject(raw) && raw.type === "transaction") {
-    addTransaction(raw, envelopeEventId, envelope, batch);
+  // Clock, inbound filters and scrubbing (prepare-event.ts): what is stored is `json`.
+  const prepared = prepareEvent(json, ctx.clock, ctx.project, transactionItem);
+  if (prepared.kind === "filtered") {
+    const category = prepared.transaction ? "transaction" : "error";
+    batch.outcomes.add(projectId, receivedAt, category, "filtered", prepared.reason);
     return;
   }
+  if (prepared.kind === "transaction") {
+    addTransaction(prepared.raw, envelopeEventId, envelope, batch);
+    return;
+  }
+  const raw = prepared.raw;
+  if (prepared.kind === "event") json = prepared.json;
   // The summary view: the stored bytes are the SDK's, normalized in full when read.
   const event = normalizeEvent(raw, { envelopeEventId, receivedAt, view: "summary" });
   if (!event) {
