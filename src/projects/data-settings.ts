@@ -206,6 +206,11 @@ export const dataSettingsSchema = z.object({
 });
 export type DataSettingsInput = z.output<typeof dataSettingsSchema>;
 
+/** The settings page's form: the same fields and the project it names. */
+export const dataSettingsFormSchema = dataSettingsSchema.extend({
+  project: z.string().min(1).max(100),
+});
+
 export function toDataSettings(input: DataSettingsInput): DataSettings {
   return {
     scrubData: input.scrubData,

@@ -1,11 +1,18 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
 import type { z } from "zod";
+import { userActor } from "@/src/audit/actor";
 import { type ActionState, runOrgAction } from "@/src/auth/org-action";
 import type { Action } from "@/src/auth/permissions";
 import type { OrgContext } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
+import {
+  dataSettingsFormSchema,
+  toDataSettings,
+  updateDataSettings,
+} from "@/src/projects/data-settings";
 import * as projects from "@/src/projects/mutations";
 import type { ProjectDetail } from "@/src/projects/queries";
 import {
@@ -79,4 +86,26 @@ export async function setKeyRateLimit(
       ? `Rate limit set: ${input.rateLimit.count} events per ${input.rateLimit.window} s.`
       : "Rate limit removed.";
   });
+}
+
+export async function saveDataSettings(
+  _prev: ActionState,
+  formData: FormData,
+): Promise<ActionState> {
+  return projectAction(
+    formData,
+    "projects.write",
+    dataSettingsFormSchema,
+    async (ctx, project, input) => {
+      const { changed } = await updateDataSettings(
+        getDb(),
+        { id: project.id, organizationId: ctx.org.id, slug: project.slug },
+        toDataSettings(input),
+        userActor(ctx.user, await headers()),
+      );
+      return changed.length === 0
+        ? "Nothing changed."
+        : `Saved (${changed.join(", ")}). Ingest applies it within seconds.`;
+    },
+  );
 }
