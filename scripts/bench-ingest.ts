@@ -6,7 +6,9 @@
  * - errors: ~5 KB error events with varied messages and code paths (also a fixed-rate run
  *   for latency, and the ceiling comparison: the ceiling runs before and again after);
  * - mixed: 55 % errors, 20 % transactions, 10 % logs, 15 % sessions/check-ins/client reports;
- * - large: ~50 KB error events.
+ * - large: ~50 KB error events;
+ * - scrub (only when named): errors with request headers (Authorization, Cookie), a form body
+ *   and 25 breadcrumbs with data, for data scrubbing on against off (BENCH_SCRUB=off).
  * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained),
  * peak RSS, and the CPU time each request and envelope cost on the server's threads.
  *
@@ -14,7 +16,8 @@
  * a few microseconds of CPU per request, so the generator takes little from the server.
  *
  * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_WORKLOADS (default
- * errors,mixed,large), BENCH_POSTGRES=1 to add PostgreSQL runs (TEST_DATABASE_URL).
+ * errors,mixed,large; also scrub), BENCH_POSTGRES=1 to add PostgreSQL runs (TEST_DATABASE_URL),
+ * BENCH_SCRUB=off to turn the project's data scrubbing off.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -29,7 +32,7 @@ import { countEvents, TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { idleThreadIds, processThreads } from "../tests/helpers/threads";
 import { type LoadResult, runLoad } from "./load-generator";
-import { ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
+import { ALL_WORKLOADS, ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const RATE = Number(process.env.BENCH_RATE ?? 5000);
@@ -39,9 +42,14 @@ const SELECTED = (process.env.BENCH_WORKLOADS ?? WORKLOADS.join(","))
   .map((w) => w.trim())
   .filter(Boolean);
 for (const w of SELECTED) {
-  if (!WORKLOADS.includes(w as Workload))
-    throw new Error(`BENCH_WORKLOADS: unknown workload "${w}" (known: ${WORKLOADS.join(", ")})`);
+  if (!ALL_WORKLOADS.includes(w as Workload))
+    throw new Error(
+      `BENCH_WORKLOADS: unknown workload "${w}" (known: ${ALL_WORKLOADS.join(", ")})`,
+    );
 }
+/** BENCH_SCRUB=off: the project's data scrubbing off, for issue 24's with/without comparison. */
+const SCRUB = process.env.BENCH_SCRUB ?? "on";
+if (SCRUB !== "on" && SCRUB !== "off") throw new Error('BENCH_SCRUB must be "on" or "off"');
 
 async function load(
   url: string,
@@ -215,6 +223,8 @@ async function benchFaultline(
   const bodies = workloadBodies(workload, server.dsn);
   const db = openDb(databaseUrl, { poolSize: 1 });
   const queueDepthNow = queueDepth(db);
+  // Before the first envelope: the worker reads the project's settings with its first batch.
+  if (SCRUB === "off") await db.kysely.updateTable("projects").set({ scrub_data: 0 }).execute();
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const pid = server.process.pid as number;
@@ -390,7 +400,7 @@ async function main() {
     ]),
   ];
   console.log(
-    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}`,
+    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}, scrubbing ${SCRUB}`,
   );
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
   for (const r of results) {

@@ -12,7 +12,8 @@ import { scrubEvent, serializeEdited } from "./scrub/scrub-event";
  * grouping, tags and the summary columns see the scrubbed event the reader will see.
  */
 export type PreparedEvent =
-  | { kind: "event"; raw: Record<string, unknown>; json: Buffer }
+  /** `json`: the bytes to store, in pieces (see serializeEdited). */
+  | { kind: "event"; raw: Record<string, unknown>; json: Buffer | Buffer[] }
   /** `raw` is not an object when the payload was not one (addTransaction counts it invalid). */
   | { kind: "transaction"; raw: unknown }
   | { kind: "filtered"; reason: FilterReason; transaction: boolean }

@@ -8,7 +8,7 @@ import { adjustRows } from "./adjust-rows";
 import { addAttachment } from "./attachments";
 import { addCheckIn } from "./check-ins";
 import { type ClockContext, parseSentAt } from "./clock/clock-drift";
-import { type BlockSlice, type EventBlock, packEventBlocks } from "./event-blocks";
+import { type BlockSlice, byteLength, type EventBlock, packEventBlocks } from "./event-blocks";
 import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { isObject } from "./lenient";
@@ -50,8 +50,8 @@ export interface StorableEvent {
   payload?: Buffer;
   /** Where the event lies in `StorableBatch.blocks` (see event-blocks.ts). */
   slice?: BlockSlice;
-  /** The SDK's bytes until packEventBlocks puts them in a block. */
-  raw?: Buffer;
+  /** The bytes to store until packEventBlocks puts them in a block (pieces, when scrubbed). */
+  raw?: Buffer | Buffer[];
 }
 
 export interface StorableBatch {
@@ -260,7 +260,7 @@ function processItem(
 
 /** An event item (or a /store/ body): its JSON bytes, stored as sent (see events/payload.ts). */
 function addEvent(
-  json: Buffer,
+  sent: Buffer,
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: StorableBatch,
@@ -269,7 +269,7 @@ function addEvent(
 ): void {
   const { projectId, receivedAt } = envelope;
   // Clock, inbound filters and scrubbing (prepare-event.ts): what is stored is `json`.
-  const prepared = prepareEvent(json, ctx.clock, ctx.project, transactionItem);
+  const prepared = prepareEvent(sent, ctx.clock, ctx.project, transactionItem);
   if (prepared.kind === "filtered") {
     const category = prepared.transaction ? "transaction" : "error";
     batch.outcomes.add(projectId, receivedAt, category, "filtered", prepared.reason);
@@ -280,7 +280,7 @@ function addEvent(
     return;
   }
   const raw = prepared.raw;
-  if (prepared.kind === "event") json = prepared.json;
+  const json = prepared.kind === "event" ? prepared.json : sent;
   // The summary view: the stored bytes are the SDK's, normalized in full when read.
   const event = normalizeEvent(raw, { envelopeEventId, receivedAt, view: "summary" });
   if (!event) {
@@ -296,7 +296,9 @@ function addEvent(
     event: summarize(event),
     grouping,
     userKey: userKey(event.user),
-    ...(json.length > LARGE_EVENT ? { payload: encodeRawEvent(json) } : { raw: json }),
+    ...(byteLength(json) > LARGE_EVENT
+      ? { payload: encodeRawEvent(Array.isArray(json) ? Buffer.concat(json) : json) }
+      : { raw: json }),
   });
 }
 

@@ -29,6 +29,11 @@ export interface Scrubber {
   readonly safe: SafeFields;
   /** The rule a key's value falls under, or null; cached per key (keys repeat across events). */
   ruleForKey(key: string): RuleId | null;
+  /**
+   * Whether a text may contain a sensitive key at all (a query string, a form body): a quick
+   * test before its names are judged one by one. Every breadcrumb URL has a query string.
+   */
+  mayNameSensitive(text: string): boolean;
 }
 
 const MAX_CACHED_KEYS = 10_000;
@@ -41,6 +46,19 @@ export function compileScrubber(settings: ScrubSettings): Scrubber | null {
   const defaults = settings.scrubDefaults ? DEFAULT_SENSITIVE_WORDS.map(normalizeKey) : [];
   const headers = new Set(settings.scrubDefaults ? SENSITIVE_HEADERS : []);
   const cache = new Map<string, RuleId | null>();
+  // The words with dashes, underscores or spaces allowed between letters, as normalizeKey drops them.
+  const words = [...defaults, ...own, ...(settings.scrubDefaults ? ["proxyauth", "xapikey"] : [])];
+  const mentions =
+    words.length === 0
+      ? /$^/
+      : new RegExp(
+          words
+            .map((w) =>
+              [...w].map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[-_\\s]?"),
+            )
+            .join("|"),
+          "i",
+        );
   const decide = (key: string): RuleId | null => {
     if (headers.has(key.toLowerCase())) return "@password:filter";
     const k = normalizeKey(key);
@@ -53,6 +71,9 @@ export function compileScrubber(settings: ScrubSettings): Scrubber | null {
     values,
     ip: settings.scrubIpAddresses,
     safe: compileSafeFields(settings.safeFields),
+    mayNameSensitive(text) {
+      return keys && mentions.test(text);
+    },
     ruleForKey(key) {
       let rule = cache.get(key);
       if (rule === undefined) {

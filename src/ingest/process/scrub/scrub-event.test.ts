@@ -50,7 +50,8 @@ function prepare(event: unknown, scrub: Partial<ScrubSettings> = {}) {
     processingFor(1, settings),
   );
   if (prepared.kind !== "event") throw new Error(`not an event: ${prepared.kind}`);
-  return { ...prepared, input: json, stored: prepared.json.toString("utf8") };
+  const stored = Array.isArray(prepared.json) ? Buffer.concat(prepared.json) : prepared.json;
+  return { ...prepared, input: json, stored: stored.toString("utf8") };
 }
 
 function withSecrets() {

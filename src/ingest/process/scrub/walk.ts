@@ -326,6 +326,10 @@ export function scrubForm(
     const hash = value.indexOf("#", start);
     if (hash !== -1) end = hash;
   } else if (value.length > 65_536 || value.indexOf("=") === -1) return undefined;
+  // Encoded names are decoded below; otherwise a text naming nothing sensitive is done.
+  const query = value.slice(start, end);
+  if (query.indexOf("%") === -1 && query.indexOf("+") === -1 && !s.mayNameSensitive(query))
+    return undefined;
   let out: string | undefined;
   let copied = 0;
   const remarks: { rule: RuleId; start: number; end: number }[] = [];
