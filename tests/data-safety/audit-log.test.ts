@@ -149,6 +149,14 @@ describe("audit log", () => {
       filterReleases: "",
       retentionDays: "30",
     });
+    // Input that does not parse: a message naming it, nothing saved, nothing recorded.
+    const bad = await act(owner(), SETTINGS, ACTIONS.saveDataSettings, {
+      project: "default",
+      scrubData: "on",
+      allowedDomains: "https://shop.example/checkout",
+      retentionDays: "30",
+    });
+    expect(bad.body).toContain('"https://shop.example/checkout" is not a host pattern');
     const key = async () =>
       withDb(
         async (db) =>

@@ -161,6 +161,41 @@ describe("allowed domains", () => {
   });
 });
 
+describe("inbound filters on the stats", () => {
+  it("counts a web crawler's event as filtered, with Sentry's reason, in stats_v2", async () => {
+    const dsn = new URL(server.dsn);
+    const event = {
+      message: "seen by a crawler",
+      level: "error",
+      request: { url: "https://shop.example.com/", headers: { "User-Agent": "Googlebot/2.1" } },
+    };
+    const res = await fetch(
+      `${server.url}/api${dsn.pathname}/envelope/?sentry_key=${dsn.username}`,
+      {
+        method: "POST",
+        body: `{}\n{"type":"event"}\n${JSON.stringify(event)}\n`,
+      },
+    );
+    expect(res.status).toBe(200);
+    const stats = await waitFor(
+      async () => {
+        const r = await server.api<{
+          groups: { by: Record<string, string>; totals: Record<string, number> }[];
+        }>(
+          `/api/0/organizations/${ORG}/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=reason&category=error&statsPeriod=1h`,
+          API_TOKEN,
+        );
+        return r.body.groups?.find(
+          (g) => g.by.outcome === "filtered" && g.by.reason === "web-crawlers",
+        );
+      },
+      20_000,
+      "the filtered outcome",
+    );
+    expect(stats.totals["sum(quantity)"]).toBe(1);
+  });
+});
+
 describe("Content-Security-Policy", () => {
   it("loads every page without a violation, with the nonce on Next's scripts and the SDK", async () => {
     // An issue to open.

@@ -10,6 +10,11 @@ export interface EventEdit {
   /** The whole event must be written again (a change member splicing cannot express). */
   rewrite: boolean;
   meta: MetaTree;
+  /** Where the changed members go in the SDK's text, once worked out (scrub-event.ts). */
+  splices?: {
+    members: number;
+    list: { start: number; end: number; json: string }[];
+  };
 }
 
 export function newEdit(): EventEdit {

@@ -242,14 +242,16 @@ function unescapeLoosely(s: string): string {
  */
 function urlAuthIn(text: string, elsewhere?: (index: number) => boolean): boolean {
   for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
-    if (elsewhere?.(at)) continue;
     let colon = false;
     for (let i = at - 1; i > 0 && at - i < 300; i--) {
       const c = text.charCodeAt(i);
       if (c === 58 /* : */) colon = true;
       else if (c === 47 /* / */) {
-        if (colon && text.charCodeAt(i - 1) === 47) return true;
-        if (colon && text.charCodeAt(i - 1) === 92 && text.charCodeAt(i - 2) === 47) return true;
+        const slashes =
+          colon &&
+          (text.charCodeAt(i - 1) === 47 ||
+            (text.charCodeAt(i - 1) === 92 && text.charCodeAt(i - 2) === 47));
+        if (slashes && !elsewhere?.(at)) return true;
         break;
       } else if (c === 34 /* " */ || c === 32 || c === 64 /* @ */) break;
     }

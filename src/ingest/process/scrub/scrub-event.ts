@@ -64,8 +64,8 @@ export function scrubEvent(raw: Json, text: string, s: Scrubber, edit: EventEdit
  * serialization needs the same splices.
  */
 export function spliceChanged(raw: Json, text: string, edit: EventEdit): Splice[] | undefined {
-  const cached = splicesOf.get(edit);
-  if (cached && cached.members === edit.changed.size) return cached.splices;
+  const cached = edit.splices;
+  if (cached && cached.members === edit.changed.size) return cached.list;
   if (edit.rewrite) return undefined;
   const keys = Object.keys(raw);
   const splices: Splice[] = [];
@@ -76,11 +76,9 @@ export function spliceChanged(raw: Json, text: string, edit: EventEdit): Splice[
     splices.push({ ...at, json: JSON.stringify(value) });
   }
   splices.sort((a, b) => a.start - b.start);
-  splicesOf.set(edit, { members: edit.changed.size, splices });
+  edit.splices = { members: edit.changed.size, list: splices };
   return splices;
 }
-
-const splicesOf = new WeakMap<EventEdit, { members: number; splices: Splice[] }>();
 
 /**
  * The bytes to store: the SDK's with the changed members replaced and `_meta` added, or the
