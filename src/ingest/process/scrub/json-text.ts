@@ -103,9 +103,9 @@ export function locateMember(
 ): { start: number; end: number } | undefined {
   const index = keys.indexOf(key);
   if (index === -1) return undefined;
-  const needle = JSON.stringify(key);
+  const needle = quoted(key);
   const next = keys[index + 1];
-  const nextNeedle = next === undefined ? undefined : JSON.stringify(next);
+  const nextNeedle = next === undefined ? undefined : quoted(next);
   for (
     let p = text.lastIndexOf(needle);
     p !== -1;
@@ -132,6 +132,17 @@ export function locateMember(
     return { start: i, end: value.end };
   }
   return undefined;
+}
+
+/** `"key"` as JSON writes it; the few member names of events repeat, so they are kept. */
+const quotedKeys = new Map<string, string>();
+function quoted(key: string): string {
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = JSON.stringify(key);
+    if (quotedKeys.size < 1000) quotedKeys.set(key, q);
+  }
+  return q;
 }
 
 /** What locateMember needs to know of a member before it is changed. */

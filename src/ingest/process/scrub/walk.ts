@@ -326,9 +326,13 @@ export function scrubForm(
     const hash = value.indexOf("#", start);
     if (hash !== -1) end = hash;
   } else if (value.length > 65_536 || value.indexOf("=") === -1) return undefined;
-  // Encoded names are decoded below; otherwise a text naming nothing sensitive is done.
-  const query = value.slice(start, end);
-  if (query.indexOf("%") === -1 && query.indexOf("+") === -1 && !s.mayNameSensitive(query))
+  // Encoded names are decoded below; otherwise a text naming nothing sensitive is done. The
+  // whole value is tested, not a slice of it (a path naming "token" only costs the slow way).
+  if (
+    value.indexOf("%", start) === -1 &&
+    value.indexOf("+", start) === -1 &&
+    !s.mayNameSensitive(value)
+  )
     return undefined;
   let out: string | undefined;
   let copied = 0;
