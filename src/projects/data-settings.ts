@@ -143,8 +143,9 @@ const MAX_ENTRIES = 200;
 function lines(what: string, check: (entry: string) => string | undefined) {
   return z
     .union([z.string().max(50_000), z.array(z.string().max(1000)).max(MAX_ENTRIES)])
+    .optional()
     .transform((v, ctx) => {
-      const entries = (Array.isArray(v) ? v : v.split(/\r?\n/))
+      const entries = (Array.isArray(v) ? v : (v ?? "").split(/\r?\n/))
         .map((e) => e.trim())
         .filter((e) => e !== "");
       if (entries.length > MAX_ENTRIES) {

@@ -156,7 +156,8 @@ describe("audit log", () => {
       allowedDomains: "https://shop.example/checkout",
       retentionDays: "30",
     });
-    expect(bad.body).toContain('"https://shop.example/checkout" is not a host pattern');
+    // The message comes back inside the action's JSON, its quotes escaped.
+    expect(bad.body).toContain(String.raw`\"https://shop.example/checkout\" is not a host pattern`);
     const key = async () =>
       withDb(
         async (db) =>

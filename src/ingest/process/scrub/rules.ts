@@ -175,8 +175,13 @@ export function scrubString(value: string): Replacement | undefined {
 /** A candidate judged by the one pattern of its kind (testing all six cost ~1.8 µs a time). */
 function matchesOne(re: RegExp, window: string, check?: (m: string) => boolean): boolean {
   re.lastIndex = 0;
-  for (let m = re.exec(window); m; m = re.exec(window)) if (!check || check(m[0])) return true;
-  return false;
+  try {
+    for (let m = re.exec(window); m; m = re.exec(window)) if (!check || check(m[0])) return true;
+    return false;
+  } finally {
+    // The same expressions serve collect(), whose matchAll starts where lastIndex stands.
+    re.lastIndex = 0;
+  }
 }
 
 const CANDIDATES: {

@@ -70,7 +70,12 @@ function withSecrets() {
       { category: "console", message: `calling with ${BEARER}` },
     ],
   };
-  event.extra = { deploy_key: PEM, order: { id: 42, client_secret: "cs_live_123456789" } };
+  event.extra = {
+    deploy_key: PEM,
+    order: { id: 42, client_secret: "cs_live_123456789" },
+    // A second card after the first: every string is checked, not only the first found.
+    form: { card: "5555 5555 5555 4444" },
+  };
   event.exception.values[0].value = `charge failed for card ${CARD}`;
   return event;
 }
@@ -86,6 +91,7 @@ const SECRETS = [
   "MIIEowIBAAKCAQEA7bq0",
   "cs_live_123456789",
   "4111 1111 1111 1111",
+  "5555 5555 5555 4444",
 ];
 
 describe("scrubbing an event before it is stored", () => {
