@@ -5,6 +5,19 @@ import { withSentryConfig } from "@sentry/nextjs/config";
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  // On every response of the UI and the API; pages add their nonce policy in proxy.ts.
+  async headers() {
+    return [
+      {
+        source: "/:path*",
+        headers: [
+          { key: "X-Content-Type-Options", value: "nosniff" },
+          { key: "Referrer-Policy", value: "same-origin" },
+          { key: "X-Frame-Options", value: "DENY" },
+        ],
+      },
+    ];
+  },
   // Native and database drivers load from node_modules at run time, never bundled.
   serverExternalPackages: ["better-sqlite3", "pg", "kysely"],
   experimental: {

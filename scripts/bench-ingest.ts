@@ -10,6 +10,8 @@
  * - otlp: OTLP/protobuf requests of 512 spans each, gzip (scripts/otlp-workload.ts), to
  *   /v1/traces, each body sent once (BENCH_OTLP_REQUESTS of them, default 2000, or until
  *   BENCH_SECONDS): accepted and processed spans/s.
+ * - scrub (only when named): errors with request headers (Authorization, Cookie), a form body
+ *   and 25 breadcrumbs with data, for data scrubbing on against off (BENCH_SCRUB=off).
  * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained),
  * peak RSS, and the CPU time each request and envelope cost on the server's threads.
  *
@@ -17,8 +19,9 @@
  * a few microseconds of CPU per request, so the generator takes little from the server.
  *
  * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_WORKLOADS (default
- * errors,mixed,large,otlp), BENCH_POSTGRES=1 to add PostgreSQL runs (TEST_DATABASE_URL),
- * BENCH_OTLP_REQUESTS (default 2000).
+ * errors,mixed,large,otlp; also scrub), BENCH_POSTGRES=1 to add PostgreSQL runs
+ * (TEST_DATABASE_URL), BENCH_OTLP_REQUESTS (default 2000), BENCH_SCRUB=off to turn the
+ * project's data scrubbing off.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -34,7 +37,7 @@ import { startServer } from "../tests/helpers/server";
 import { idleThreadIds, processThreads } from "../tests/helpers/threads";
 import { type LoadResult, runLoad } from "./load-generator";
 import { OTLP_SPANS_PER_REQUEST, otlpBodies } from "./otlp-workload";
-import { ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
+import { ALL_WORKLOADS, ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const OTLP_REQUESTS = Number(process.env.BENCH_OTLP_REQUESTS ?? 2000);
@@ -45,9 +48,14 @@ const SELECTED = (process.env.BENCH_WORKLOADS ?? WORKLOADS.join(","))
   .map((w) => w.trim())
   .filter(Boolean);
 for (const w of SELECTED) {
-  if (!WORKLOADS.includes(w as Workload))
-    throw new Error(`BENCH_WORKLOADS: unknown workload "${w}" (known: ${WORKLOADS.join(", ")})`);
+  if (!ALL_WORKLOADS.includes(w as Workload))
+    throw new Error(
+      `BENCH_WORKLOADS: unknown workload "${w}" (known: ${ALL_WORKLOADS.join(", ")})`,
+    );
 }
+/** BENCH_SCRUB=off: the project's data scrubbing off, for issue 24's with/without comparison. */
+const SCRUB = process.env.BENCH_SCRUB ?? "on";
+if (SCRUB !== "on" && SCRUB !== "off") throw new Error('BENCH_SCRUB must be "on" or "off"');
 
 async function load(
   url: string,
@@ -243,6 +251,8 @@ async function benchFaultline(
     : undefined;
   const db = openDb(databaseUrl, { poolSize: 1 });
   const queueDepthNow = queueDepth(db);
+  // Before the first envelope: the worker reads the project's settings with its first batch.
+  if (SCRUB === "off") await db.kysely.updateTable("projects").set({ scrub_data: 0 }).execute();
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const pid = server.process.pid as number;
@@ -429,7 +439,7 @@ async function main() {
     ]),
   ];
   console.log(
-    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}`,
+    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}, scrubbing ${SCRUB}`,
   );
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
   for (const r of results) {

@@ -13,6 +13,8 @@ await build({
     "checkpoint-thread": "src/db/checkpoint-thread.ts",
     "web-thread": "src/server/web-thread.ts",
     migrate: "scripts/migrate.ts",
+    backup: "scripts/backup.ts",
+    restore: "scripts/restore.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
     "seed-demo": "scripts/seed-demo.ts",
     "bench-ui": "scripts/bench-ui.ts",

@@ -10,8 +10,10 @@ import { fixture } from "../tests/helpers/fixtures";
  */
 export const ID_MARK = "ffffffffffffffffffffffffffffffff";
 
-export type Workload = "errors" | "mixed" | "large" | "otlp";
+export type Workload = "errors" | "mixed" | "large" | "otlp" | "scrub";
+/** Run by default; `scrub` only when named (BENCH_WORKLOADS=scrub), for issue 24's comparison. */
 export const WORKLOADS: readonly Workload[] = ["errors", "mixed", "large", "otlp"];
+export const ALL_WORKLOADS: readonly Workload[] = [...WORKLOADS, "scrub"];
 
 const ID_FIELDS = /"(event_id|trace_id|sid|check_in_id)":"[0-9a-f]{32}"/g;
 
@@ -137,8 +139,66 @@ export function mixedBodies(dsn: string): string[] {
   return out;
 }
 
+/**
+ * Errors as a web server's SDK sends them with sendDefaultPii: the real error event with the
+ * request of the real HTTP-server fixture, whose headers carry an Authorization header and a
+ * session cookie, a form body with a password, and 25 breadcrumbs with data (HTTP calls,
+ * console lines). What data scrubbing has to work through on every event (issue 24).
+ */
+export function scrubBodies(dsn: string, count = 500): string[] {
+  const framed = frameEnvelope(fixture("node-http-server-1").body);
+  if (!framed.ok) throw new Error(framed.detail);
+  const item = framed.value.items.find((i) => i.header.type === "event");
+  if (!item) throw new Error("node-http-server-1 has no event item");
+  const http = JSON.parse(item.payload.toString());
+  const event = realErrorEvent();
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const e = structuredClone(event);
+    e.event_id = ID_MARK;
+    const top = e.exception.values.at(-1);
+    top.value = `Cannot read properties of undefined (reading 'field${i % 97}') for request ${crypto.randomUUID()}`;
+    for (const frame of top.stacktrace.frames)
+      if (frame.in_app) frame.function = `${frame.function ?? "fn"}_path${i % 50}`;
+    e.request = structuredClone(http.request);
+    e.request.headers.authorization = `Bearer ${crypto.randomBytes(24).toString("base64url")}`;
+    e.request.headers.cookie = `session=${crypto.randomBytes(16).toString("hex")}; theme=dark; lang=en`;
+    e.request.headers["content-type"] = "application/x-www-form-urlencoded";
+    e.request.method = "POST";
+    e.request.data = `email=user${i}%40example.com&password=${crypto.randomBytes(8).toString("hex")}&remember=1&plan=pro`;
+    e.user = { id: `user-${i % 300}`, ip_address: "203.0.113.7" };
+    e.breadcrumbs = {
+      values: Array.from({ length: 25 }, (_, n) =>
+        n % 4 === 0
+          ? {
+              timestamp: Date.now() / 1000 - 25 + n,
+              category: "console",
+              level: "info",
+              message: `loaded ${n * 7} items for page ${n % 5}`,
+              data: { logger: "console", arguments: [`loaded ${n * 7} items`, n % 5] },
+            }
+          : {
+              timestamp: Date.now() / 1000 - 25 + n,
+              type: "http",
+              category: "fetch",
+              level: "info",
+              data: {
+                method: n % 3 ? "GET" : "POST",
+                url: `https://api.example.com/v1/orders/${i * 31 + n}?page=${n % 7}&include=items`,
+                status_code: 200,
+                "http.response.body.size": 1200 + n,
+              },
+            },
+      ),
+    };
+    bodies.push(envelope(dsn, [{ type: "event", payload: JSON.stringify(e) }], ID_MARK));
+  }
+  return bodies;
+}
+
 /** The envelope workloads' bodies; `otlp` has its own (scripts/otlp-workload.ts). */
 export function workloadBodies(workload: Workload, dsn: string): string[] {
+  if (workload === "scrub") return scrubBodies(dsn);
   if (workload === "mixed") return mixedBodies(dsn);
   if (workload === "large") return errorBodies(dsn, 100, 50 * 1024);
   return errorBodies(dsn);

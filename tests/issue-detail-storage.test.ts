@@ -67,7 +67,9 @@ describe.each(dialects)("issue page data on $name", ({ create }) => {
     await writer.enqueue({
       projectId,
       keyId: 1,
-      receivedAt: Date.now(),
+      // Received when it happened: ingest replaces a timestamp 30 days older than its
+      // receipt by the time of receipt (issue 24), which is not what these tests are about.
+      receivedAt: Math.min(Date.now(), (e.timestamp as number) * 1000 + 1000),
       kind: "envelope",
       body: buildEnvelope([{ type: "event", payload: e }]),
     });

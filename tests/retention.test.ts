@@ -180,29 +180,36 @@ describe.each(await testDialects())("retention on $name", ({ create }) => {
     expect(await runRetention(db, { now: NOW, batchSize: 10, pauseMs: 0 })).toEqual({});
   });
 
-  it("removes an issue's late events with it, and a changed retention applies on the next run", async () => {
+  it("keeps an issue while an event of it arrived within retention, whatever its timestamp", async () => {
     const p = await project("p", 30);
-    // Last seen 40 days ago by its timestamp, but one event arrived yesterday (late client).
-    const old = await issue(p, 40, [40]);
+    // Last seen 40 days ago by its client's clock, but its event arrived yesterday: kept,
+    // with its users, until the event is 30 days old by arrival (issue 24).
+    const late = await issue(p, 40, [40]);
     await db.kysely
       .updateTable("events")
       .set({ received_at: NOW - DAY })
-      .where("issue_id", "=", old)
+      .where("issue_id", "=", late)
       .execute();
     await issue(p, 20, [20, 20]);
+    await issue(p, 35, [35]);
     expect(await runRetention(db, { now: NOW, pauseMs: 0 })).toEqual({
       issues: 1,
       issue_users: 2,
       events: 1,
     });
-    expect(await count("events", p)).toBe(2);
+    expect(await count("events", p)).toBe(3);
+    expect(await count("issues", p)).toBe(2);
 
+    // A changed retention applies on the next run; the late event's time comes by arrival.
     await db.kysely
       .updateTable("projects")
       .set({ retention_days: 14 })
       .where("id", "=", p)
       .execute();
     await runRetention(db, { now: NOW, pauseMs: 0 });
+    expect(await count("events", p)).toBe(1);
+    expect(await count("issues", p)).toBe(1);
+    await runRetention(db, { now: NOW + 14 * DAY, pauseMs: 0 });
     expect(await count("events", p)).toBe(0);
     expect(await count("issues", p)).toBe(0);
   });

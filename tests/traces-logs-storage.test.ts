@@ -50,6 +50,16 @@ function expectedRows(list: Fixture[]) {
   return { spans: spans.size, logs, transactions };
 }
 
+function sentAtOf(body: Buffer): number | undefined {
+  try {
+    const header = JSON.parse(body.subarray(0, body.indexOf(0x0a)).toString());
+    const at = Date.parse(String(header.sent_at));
+    return Number.isFinite(at) ? at : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
   let database: TestDatabase;
   let db: Db;
@@ -74,8 +84,14 @@ describe.each(dialects)("traces and logs storage on $name", ({ create }) => {
     await database?.drop();
   });
 
-  const send = (body: Buffer, kind: "envelope" | "store" = "envelope") =>
-    writer.enqueue({ projectId, keyId: 1, receivedAt: Date.now(), kind, body });
+  /**
+   * Received when the SDK sent it (the header's sent_at, as captured): ingest shifts the
+   * times of an envelope that arrives days after it was sent by that drift (issue 24).
+   */
+  const send = (body: Buffer, kind: "envelope" | "store" = "envelope") => {
+    const sentAt = kind === "envelope" ? sentAtOf(body) : undefined;
+    return writer.enqueue({ projectId, keyId: 1, receivedAt: sentAt ?? Date.now(), kind, body });
+  };
   const outcome = async (category: string, result: string, reason: string) =>
     (
       await db.kysely

@@ -1,9 +1,10 @@
 import Link from "next/link";
 import type { CSSProperties } from "react";
 import { signOut } from "@/app/(auth)/sign-in/actions";
+import { can } from "@/src/auth/permissions";
 import type { OrgContext } from "@/src/auth/with-org";
 
-type Section = "issues" | "projects" | "members";
+type Section = "issues" | "projects" | "members" | "audit";
 
 /** The header of an organization's pages: where you are, who you are, a way out. */
 export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
@@ -12,6 +13,9 @@ export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section })
     { key: "issues", href: `${base}/issues`, label: "Issues" },
     { key: "projects", href: `${base}/projects`, label: "Projects" },
     { key: "members", href: `${base}/settings/members`, label: "Members" },
+    ...(can(ctx.role, "org.write")
+      ? [{ key: "audit" as const, href: `${base}/settings/audit-log`, label: "Audit log" }]
+      : []),
   ];
   return (
     <header className="mb-4 flex flex-wrap items-center justify-between gap-3 border-b border-line pb-2">

@@ -63,6 +63,11 @@ export function EventContext({ event }: { event: NormalizedEvent }) {
           />
         </Section>
       )}
+      {event.extra && Object.keys(event.extra).length > 0 && (
+        <Section title="Additional data">
+          <KeyValueTable label="Additional data" rows={Object.entries(event.extra)} />
+        </Section>
+      )}
       {contexts.length > 0 && (
         <Section title="Contexts">
           {contexts.map(([name, rows]) => (

@@ -11,7 +11,19 @@ export function valueToText(value: unknown): string {
   }
 }
 
+/** What data scrubbing leaves in place of a secret (src/ingest/process/scrub/rules.ts). */
+const FILTERED = "[Filtered]";
+
 export function ValueText({ value, max = 300 }: { value: unknown; max?: number }) {
+  if (value === FILTERED)
+    return (
+      <mark
+        title="Removed by Faultline's data scrubbing before it was stored (see Changed on ingest)"
+        className="rounded bg-raised px-1 font-mono text-xs text-muted"
+      >
+        {FILTERED}
+      </mark>
+    );
   return (
     <span className="font-mono text-xs">
       <TruncatedText text={valueToText(value)} max={max} />

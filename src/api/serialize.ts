@@ -69,6 +69,8 @@ export function serializeEvent(event: NormalizedEvent, issueId: number, projectI
     fingerprints: event.fingerprint ?? [],
     errors: event.errors,
     context: event.extra ?? {},
+    // What ingest filtered or corrected, and why (Sentry's `_meta`; src/events/meta.ts).
+    _meta: event._meta ?? {},
   };
 }
 

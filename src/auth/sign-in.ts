@@ -1,8 +1,12 @@
 import { APIError } from "better-auth/api";
+import type { Kysely } from "kysely";
+import { recordAudit } from "../audit/record";
 import type { Db } from "../db/connection";
+import type { Database } from "../db/schema";
 import type { FaultlineAuth } from "./auth";
 import { clientIpFromHeaders } from "./client-ip";
 import { clearRateLimit, consumeRateLimit, refundRateLimit } from "./rate-limit";
+import { accountsDb } from "./tables";
 
 /**
  * Per address: enough for an office behind one NAT, too few for guessing. Per account: a
@@ -38,7 +42,10 @@ export async function signInWithPassword(
     { email, password: input.password },
     requestHeaders,
   );
-  if (!session) return { ok: false, reason: "invalid_credentials" };
+  if (!session) {
+    await recordFailedSignIn(deps.db, email, clientIpFromHeaders(requestHeaders));
+    return { ok: false, reason: "invalid_credentials" };
+  }
   await clearRateLimit(deps.db, accountKey);
   await refundRateLimit(deps.db, ipKey);
   return { ok: true, userId: session.userId };
@@ -68,4 +75,30 @@ export async function startSession(
     }
     throw err;
   }
+}
+
+/**
+ * A wrong password for an existing account goes into the audit log of each organization it
+ * belongs to (issue 24). At most 5 per account per 15 minutes reach here (the account limit
+ * above), so guessing cannot flood the log; guesses at unknown emails name no organization.
+ */
+async function recordFailedSignIn(db: Db, email: string, ip: string): Promise<void> {
+  const memberships = await accountsDb(db)
+    .selectFrom("user")
+    .innerJoin("members", "members.user_id", "user.id")
+    .select(["members.organization_id as orgId"])
+    .where("user.email", "=", email)
+    .execute();
+  if (memberships.length === 0) return;
+  await db.kysely.transaction().execute(async (trx) => {
+    for (const m of memberships) {
+      await recordAudit(trx as Kysely<Database>, {
+        orgId: Number(m.orgId),
+        actor: { userId: null, label: "someone signing in", ip },
+        action: "signin.failed",
+        target: email,
+        details: { reason: "wrong password" },
+      });
+    }
+  });
 }

@@ -312,3 +312,18 @@ export interface AuditLogTable {
   ip_address: string | null;
   created_at: number;
 }
+
+/**
+ * Data safety settings of a project (migration 016; src/projects/data-settings.ts), merged
+ * into ProjectTable here so the table's other columns stay where they were. Booleans as 0/1,
+ * lists and the inbound filters as JSON text.
+ */
+export interface ProjectTable {
+  scrub_data: Generated<number>;
+  scrub_defaults: Generated<number>;
+  scrub_ip_addresses: Generated<number>;
+  sensitive_fields: Generated<string>;
+  safe_fields: Generated<string>;
+  allowed_domains: Generated<string>;
+  inbound_filters: Generated<string>;
+}

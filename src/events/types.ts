@@ -123,4 +123,6 @@ export interface NormalizedEvent {
   extra?: Record<string, unknown>;
   modules?: Record<string, string>;
   errors: NormalizationError[];
+  /** What ingest changed and why (scrubbing, clock), in Sentry's `_meta` shape; events/meta.ts. */
+  _meta?: Record<string, unknown>;
 }

@@ -20,13 +20,17 @@ export interface RetentionTable {
   fileColumn?: string;
 }
 
-/** Tables whose old rows go, each with the column its rows' age is read from. */
+/**
+ * Tables whose old rows go, each with the column its rows' age is read from: when they
+ * arrived, never the time a client's clock claims, so nothing acknowledged goes before the
+ * project's retention has passed since it came in.
+ */
 export const RETENTION_TABLES: RetentionTable[] = [
   { table: "events", timeColumn: "received_at" },
   // After the events: a block goes once its newest event is past the cutoff.
   { table: "event_blocks", timeColumn: "received_at" },
-  { table: "spans", timeColumn: "start_timestamp" },
-  { table: "log_items", timeColumn: "timestamp" },
+  { table: "spans", timeColumn: "received_at" },
+  { table: "log_items", timeColumn: "received_at" },
   { table: "check_ins", timeColumn: "received_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
@@ -112,14 +116,15 @@ class Job {
   }
 
   /**
-   * Issues last seen before the cutoff, then their users and any events left (an event sent
-   * late with an old timestamp may be newer by arrival than the issue by its timestamp).
+   * Issues last seen before the cutoff that have no event left, then their users and tags.
+   * The events went by arrival just before, so an issue whose latest event arrived within
+   * the retention stays, whatever timestamp its client gave it (last_seen is the client's).
    */
   async deleteIssues(projectId: number, cutoff: number): Promise<void> {
     for (;;) {
       const issues = await this.deleteBatch<{ id: number }>(
         "issues",
-        sql`project_id = ${projectId} and last_seen < ${cutoff}`,
+        sql`project_id = ${projectId} and last_seen < ${cutoff} and not exists (select 1 from events e where e.issue_id = issues.id)`,
         sql`returning id`,
         Math.min(this.batchSize, 100),
       );

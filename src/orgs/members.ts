@@ -1,9 +1,11 @@
-import type { Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
+import { type AuditActor, type AuditEntry, recordAudit } from "../audit/record";
 import type { FaultlineAuth } from "../auth/auth";
 import { createPasswordUser, generateTemporaryPassword } from "../auth/credentials";
 import { can, type Role } from "../auth/permissions";
 import { type AccountsDatabase, accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
+import type { Database } from "../db/schema";
 import { AppError } from "../errors";
 
 /**
@@ -14,6 +16,12 @@ import { AppError } from "../errors";
 export interface Actor {
   userId: string;
   role: Role;
+  /** How the audit log names the actor (email, address); else by user id alone. */
+  audit?: AuditActor;
+}
+
+function auditActor(actor: Actor): AuditActor {
+  return actor.audit ?? { userId: actor.userId, label: actor.userId };
 }
 
 export interface AddedMember {
@@ -44,13 +52,23 @@ export async function addMember(
     const name = email.split("@")[0] ?? email;
     userId = (await createPasswordUser(deps.auth, { email, name, password: temporaryPassword })).id;
   }
-  const inserted = await kdb
-    .insertInto("members")
-    .values({ organization_id: orgId, user_id: userId, role: input.role, created_at: Date.now() })
-    .onConflict((oc) => oc.columns(["organization_id", "user_id"]).doNothing())
-    .returning("user_id")
-    .executeTakeFirst();
-  if (!inserted) throw new AppError("bad_request", `${email} is already a member`);
+  const member = userId;
+  await kdb.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto("members")
+      .values({ organization_id: orgId, user_id: member, role: input.role, created_at: Date.now() })
+      .onConflict((oc) => oc.columns(["organization_id", "user_id"]).doNothing())
+      .returning("user_id")
+      .executeTakeFirst();
+    if (!inserted) throw new AppError("bad_request", `${email} is already a member`);
+    await audit(trx, {
+      orgId,
+      actor: auditActor(actor),
+      action: "member.add",
+      target: email,
+      details: { role: input.role, accountCreated: temporaryPassword !== undefined },
+    });
+  });
   return { email, role: input.role, temporaryPassword };
 }
 
@@ -71,6 +89,14 @@ export async function changeMemberRole(
       .where("organization_id", "=", orgId)
       .where("user_id", "=", input.userId)
       .execute();
+    if (current !== input.role)
+      await audit(trx, {
+        orgId,
+        actor: auditActor(actor),
+        action: "member.role_change",
+        target: await emailOf(trx, input.userId),
+        details: { from: current, to: input.role },
+      });
   });
 }
 
@@ -89,7 +115,31 @@ export async function removeMember(
       .where("organization_id", "=", orgId)
       .where("user_id", "=", input.userId)
       .execute();
+    // A removed member is signed out everywhere at once: a session is not tied to one
+    // organization, and one left open would keep whatever its browser had loaded.
+    await sql`delete from "session" where "userId" = ${input.userId}`.execute(trx);
+    await audit(trx, {
+      orgId,
+      actor: auditActor(actor),
+      action: "member.remove",
+      target: await emailOf(trx, input.userId),
+      details: { role: current },
+    });
   });
+}
+
+/** recordAudit on the accounts transaction (the same connection, wider table types). */
+function audit(trx: Trx, entry: AuditEntry): Promise<void> {
+  return recordAudit(trx as unknown as Kysely<Database>, entry);
+}
+
+async function emailOf(trx: Trx, userId: string): Promise<string> {
+  const row = await trx
+    .selectFrom("user")
+    .select("email")
+    .where("id", "=", userId)
+    .executeTakeFirst();
+  return row?.email ?? userId;
 }
 
 type Trx = Transaction<AccountsDatabase>;

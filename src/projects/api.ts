@@ -3,7 +3,7 @@ import type { Db } from "../db/connection";
 import { env } from "../env";
 import { AppError } from "../errors";
 import { formatDsn } from "./dsn";
-import { setKeyRateLimit } from "./mutations";
+import { type Audited, setKeyRateLimit } from "./mutations";
 import { findProjectBySlugs, listProjectKeys } from "./queries";
 import { rateLimitShape } from "./schemas";
 
@@ -51,11 +51,12 @@ export async function updateProjectKey(
   publicKey: string,
   update: z.infer<typeof KeyUpdateSchema>,
   requestUrl: URL,
+  audit: Audited,
 ) {
   const project = await findProjectBySlugs(db, orgSlug, projectSlug);
   if (!project) throw new AppError("not_found", "project not found");
   if (update.rateLimit !== undefined) {
-    await setKeyRateLimit(db, project.id, publicKey, update.rateLimit);
+    await setKeyRateLimit(db, project.id, publicKey, update.rateLimit, audit);
   }
   const keys = await projectKeysResponse(db, orgSlug, projectSlug, requestUrl);
   const key = keys.find((k) => k.public === publicKey);

@@ -8,6 +8,7 @@ import {
   type QueueWriter,
 } from "../../src/ingest/queue/queue";
 import { IngestWorker } from "../../src/ingest/workers/ingest-worker";
+import { ProjectSettingsCache } from "../../src/ingest/workers/project-settings-cache";
 import type { TestDatabase } from "./databases";
 import { fixture } from "./fixtures";
 
@@ -35,7 +36,9 @@ export async function openPipeline(create: () => Promise<TestDatabase>): Promise
   const projectId = (await bootstrap(db)).defaultKey.projectId;
   const writer: QueueWriter = await openQueueWriter(db);
   const reader: QueueReader = await openQueueReader(db);
-  const worker = new IngestWorker(reader, { batchSize: 50 });
+  // Settings read fresh for every batch: a test changes a project and sends right away.
+  const settings = new ProjectSettingsCache(db, 0);
+  const worker = new IngestWorker(reader, { batchSize: 50, settings });
   const send = (body: Buffer, receivedAt = Date.now()) =>
     writer.enqueue({ projectId, keyId: 1, receivedAt, kind: "envelope", body });
   const outcomes = () =>

@@ -27,6 +27,8 @@ const ACTIONS = {
 };
 const OWNER = { name: "Olive Owner", email: "olive@example.com", password: "owner password 1" };
 const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
+/** Keys made behind the server's back are still audited (issue 24). */
+const TEST_ACTOR = { userId: null, label: "projects http test", ip: null };
 const LIST = "/acme/projects";
 const SETTINGS = "/acme/projects/default";
 
@@ -69,7 +71,15 @@ async function keyRow(publicKey: string) {
 async function newDefaultKey(label: string): Promise<string> {
   const p = await project("acme", "default");
   if (!p) throw new Error("no default project");
-  return withDb(async (db) => (await createKey(db, p.id, label)).publicKey);
+  return withDb(async (db) => {
+    const { organization_id } = await db.kysely
+      .selectFrom("projects")
+      .select("organization_id")
+      .where("id", "=", p.id)
+      .executeTakeFirstOrThrow();
+    const audit = { orgId: Number(organization_id), actor: TEST_ACTOR };
+    return (await createKey(db, p.id, label, audit)).publicKey;
+  });
 }
 
 /** What the server's ingest answers to a minimal error envelope sent with `key`. */
@@ -135,7 +145,12 @@ beforeAll(async () => {
       })
       .returning("id")
       .executeTakeFirstOrThrow();
-    return (await createKey(db, Number(p.id), "Globex key")).publicKey;
+    return (
+      await createKey(db, Number(p.id), "Globex key", {
+        orgId: Number(org.id),
+        actor: TEST_ACTOR,
+      })
+    ).publicKey;
   });
 }, 120_000);
 

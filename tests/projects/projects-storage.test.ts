@@ -57,12 +57,16 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
   });
 
   const input = (raw: Record<string, string>) => createProjectSchema.parse(raw);
+  /** Who the audit log says made the changes (issue 24). */
+  const ACTOR = { userId: null, label: "projects-storage test", ip: "127.0.0.1" };
+  const audited = () => ({ orgId, actor: ACTOR });
 
   it("creates a project with one enabled DSN key, slug derived from the name", async () => {
     const created = await createProject(
       db,
       orgId,
       input({ name: "Web Shop (EU)", platform: "javascript-browser" }),
+      ACTOR,
     );
     expect(created.slug).toBe("web-shop-eu");
     const project = await findOrgProject(db, orgId, "web-shop-eu");
@@ -88,12 +92,18 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
 
   it("refuses a taken slug in the same organization, allows it in another", async () => {
     await expect(
-      createProject(db, orgId, input({ name: "Other", slug: "Web-Shop-EU", platform: "node" })),
+      createProject(
+        db,
+        orgId,
+        input({ name: "Other", slug: "Web-Shop-EU", platform: "node" }),
+        ACTOR,
+      ),
     ).rejects.toMatchObject({ code: "bad_request", message: expect.stringMatching(/already/) });
     const elsewhere = await createProject(
       db,
       otherOrgId,
       input({ name: "Shop", slug: "web-shop-eu", platform: "python" }),
+      ACTOR,
     );
     expect(elsewhere.slug).toBe("web-shop-eu");
     expect((await findOrgProject(db, otherOrgId, "web-shop-eu"))?.id).toBe(elsewhere.id);
@@ -142,13 +152,18 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
   });
 
   it("renames a project and changes its platform, only in its organization", async () => {
-    await updateProject(db, orgId, { project: "web-shop-eu", name: "Shop", platform: "nextjs" });
+    await updateProject(
+      db,
+      orgId,
+      { project: "web-shop-eu", name: "Shop", platform: "nextjs" },
+      ACTOR,
+    );
     expect(await findOrgProject(db, orgId, "web-shop-eu")).toMatchObject({
       name: "Shop",
       platform: "nextjs",
     });
     await expect(
-      updateProject(db, orgId, { project: "no-such", name: "x", platform: "node" }),
+      updateProject(db, orgId, { project: "no-such", name: "x", platform: "node" }, ACTOR),
     ).rejects.toMatchObject({ code: "not_found" });
     expect((await findOrgProject(db, otherOrgId, "web-shop-eu"))?.name).toBe("Shop");
     expect((await findOrgProject(db, otherOrgId, "web-shop-eu"))?.platform).toBe("python");
@@ -157,7 +172,7 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
   it("disables, re-enables and deletes a key; ingest's cache sees each change at once", async () => {
     const project = await findOrgProject(db, orgId, "web-shop-eu");
     if (!project) throw new Error("missing project");
-    const { publicKey } = await createKey(db, project.id, "CI");
+    const { publicKey } = await createKey(db, project.id, "CI", audited());
     expect((await cache.lookup(publicKey))?.enabled).toBe(true);
 
     const [first] = await listProjectKeys(db, project.id);
@@ -165,27 +180,27 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
       `https://${first?.public_key}@errors.example/${project.id}`,
     );
 
-    await setKeyEnabled(db, project.id, publicKey, false);
+    await setKeyEnabled(db, project.id, publicKey, false, audited());
     expect((await cache.lookup(publicKey))?.enabled).toBe(false);
     const row = (await listProjectKeys(db, project.id)).find((k) => k.public_key === publicKey);
     expect(row).toMatchObject({ label: "CI", enabled: 0 });
 
-    await setKeyEnabled(db, project.id, publicKey, true);
+    await setKeyEnabled(db, project.id, publicKey, true, audited());
     expect((await cache.lookup(publicKey))?.enabled).toBe(true);
 
-    await deleteKey(db, project.id, publicKey);
+    await deleteKey(db, project.id, publicKey, audited());
     expect(await cache.lookup(publicKey)).toBeNull();
     expect((await listProjectKeys(db, project.id)).map((k) => k.public_key)).not.toContain(
       publicKey,
     );
-    await expect(deleteKey(db, project.id, publicKey)).rejects.toMatchObject({
+    await expect(deleteKey(db, project.id, publicKey, audited())).rejects.toMatchObject({
       code: "not_found",
     });
 
     // With every key off there is no DSN to teach.
-    await setKeyEnabled(db, project.id, first?.public_key ?? "", false);
+    await setKeyEnabled(db, project.id, first?.public_key ?? "", false, audited());
     expect(await findSetupDsn(db, project.id, "https://errors.example")).toBeNull();
-    await setKeyEnabled(db, project.id, first?.public_key ?? "", true);
+    await setKeyEnabled(db, project.id, first?.public_key ?? "", true, audited());
   });
 
   it("never touches a key through another project", async () => {
@@ -195,9 +210,9 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
     const [theirKey] = await listProjectKeys(db, theirs.id);
     if (!theirKey) throw new Error("missing key");
     const attempts = [
-      () => setKeyEnabled(db, mine.id, theirKey.public_key, false),
-      () => setKeyRateLimit(db, mine.id, theirKey.public_key, { window: 60, count: 1 }),
-      () => deleteKey(db, mine.id, theirKey.public_key),
+      () => setKeyEnabled(db, mine.id, theirKey.public_key, false, audited()),
+      () => setKeyRateLimit(db, mine.id, theirKey.public_key, { window: 60, count: 1 }, audited()),
+      () => deleteKey(db, mine.id, theirKey.public_key, audited()),
     ];
     for (const attempt of attempts) {
       await expect(attempt()).rejects.toMatchObject({ code: "not_found" });
@@ -218,7 +233,7 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
       count: "2",
     });
     expect(form.rateLimit).toEqual({ window: 3600, count: 2 });
-    await setKeyRateLimit(db, project.id, key.public_key, form.rateLimit);
+    await setKeyRateLimit(db, project.id, key.public_key, form.rateLimit, audited());
 
     const info = await cache.lookup(key.public_key);
     expect(info?.rateLimit).toEqual({ window: 3600, count: 2 });
@@ -236,7 +251,7 @@ describe.each(dialects)("projects and keys on $name", ({ create }) => {
       count: "",
     });
     expect(cleared.rateLimit).toBeNull();
-    await setKeyRateLimit(db, project.id, key.public_key, cleared.rateLimit);
+    await setKeyRateLimit(db, project.id, key.public_key, cleared.rateLimit, audited());
     expect((await cache.lookup(key.public_key))?.rateLimit).toBeNull();
     const row = (await listProjectKeys(db, project.id))[0];
     expect(row).toMatchObject({ rate_limit_window: null, rate_limit_count: null });

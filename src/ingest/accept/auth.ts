@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Db } from "../../db/connection";
 import { parseDsn } from "../../projects/dsn";
+import { OriginMatcher } from "./origins";
 
 /**
  * Who is sending: the `sentry_key` from the query string, `X-Sentry-Auth`,
@@ -89,6 +90,8 @@ export interface KeyInfo {
   enabled: boolean;
   /** At most `count` events per `window` seconds, or no limit. */
   rateLimit: { window: number; count: number } | null;
+  /** The project's allowed domains; null when it allows every origin (`*`, the default). */
+  origins: OriginMatcher | null;
 }
 
 interface CacheEntry {
@@ -145,6 +148,7 @@ export class KeyCache {
             "project_keys.enabled as enabled",
             "project_keys.rate_limit_window as window",
             "project_keys.rate_limit_count as count",
+            "projects.allowed_domains as allowedDomains",
           ])
           .where("project_keys.public_key", "=", publicKey.toLowerCase())
           .executeTakeFirst()
@@ -157,12 +161,35 @@ export class KeyCache {
           enabled: row.enabled === 1,
           rateLimit:
             row.window && row.count !== null ? { window: row.window, count: row.count } : null,
+          origins: originsOf(row.allowedDomains),
         }
       : null;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(publicKey, { info, expires: Date.now() + this.ttlMs });
     return info;
   }
+}
+
+/** One matcher per distinct list, shared by a project's keys; null for the default `*`. */
+const matchers = new Map<string, OriginMatcher | null>();
+
+function originsOf(json: string): OriginMatcher | null {
+  let found = matchers.get(json);
+  if (found === undefined) {
+    let list: unknown;
+    try {
+      list = JSON.parse(json);
+    } catch {
+      list = ["*"];
+    }
+    const matcher = new OriginMatcher(
+      Array.isArray(list) ? list.filter((e): e is string => typeof e === "string") : ["*"],
+    );
+    found = matcher.allowsAll ? null : matcher;
+    if (matchers.size >= 10_000) matchers.clear();
+    matchers.set(json, found);
+  }
+  return found;
 }
 
 function keyCaches(): Set<KeyCache> {

@@ -8,6 +8,7 @@ import { EnvelopeGuard } from "./envelope-guard";
 import { type FramedEnvelope, frameEnvelope } from "./frame";
 import { enforceItemLimits } from "./item-limits";
 import { type DataCategory, itemQuantity, itemTypeInfo, LIMITS } from "./item-types";
+import { requestOrigin } from "./origins";
 import { handleOtlp } from "./otlp/handle-otlp";
 import type { AcceptOutcomes } from "./outcomes";
 import type { KeyRateLimiter } from "./rate-limit";
@@ -135,6 +136,7 @@ function acceptStore(
   const credentials = checkCredentials(extractCredentials(query, req.headers, undefined));
   return andThen(authenticate(ctx, credentials), (key) => {
     if (route.kind !== "tunnel") checkProject(key, route.projectId);
+    checkOrigin(req, key);
     admit(ctx, key, [{ category: "error", quantity: 1 }]);
     return { key, kind: "store", body: json, eventId };
   });
@@ -165,6 +167,7 @@ function acceptEnvelope(
     } else {
       checkProject(key, route.projectId);
     }
+    checkOrigin(req, key);
     const limited = enforceItemLimits(body, envelope);
     const eventId = checkItems(envelope, new Set(limited.dropped.map((d) => d.index)));
     for (const d of limited.dropped) {
@@ -286,6 +289,20 @@ function usableKey(key: KeyInfo | null): KeyInfo {
   if (!key) throw new Refusal(403, "unknown DSN key");
   if (!key.enabled) throw new Refusal(403, "DSN key is disabled");
   return key;
+}
+
+/**
+ * The project's allowed domains, for requests from a browser page (they carry `Origin` or
+ * `Referer`); a project that allows `*` (the default) costs nothing here.
+ */
+export function checkOrigin(req: IncomingMessage, key: KeyInfo): void {
+  if (!key.origins) return;
+  const origin = requestOrigin(req.headers.origin, req.headers.referer);
+  if (origin !== undefined && !key.origins.allows(origin))
+    throw new Refusal(
+      403,
+      `Invalid origin: ${origin.slice(0, 200)} is not an allowed domain of this project`,
+    );
 }
 
 export function checkProject(key: KeyInfo, projectId: string): void {

@@ -29,6 +29,14 @@ interface OpenBlock {
   slices: BlockSlice[];
 }
 
+/** The length of an event's bytes, whole or in pieces. */
+export function byteLength(bytes: Buffer | Buffer[]): number {
+  if (!Array.isArray(bytes)) return bytes.length;
+  let n = 0;
+  for (const b of bytes) n += b.length;
+  return n;
+}
+
 export function packEventBlocks(batch: StorableBatch): void {
   const open = new Map<number, OpenBlock>();
   const close = (block: OpenBlock) => {
@@ -44,8 +52,9 @@ export function packEventBlocks(batch: StorableBatch): void {
   for (const event of batch.events) {
     const raw = event.raw;
     if (!raw) continue;
+    const length = byteLength(raw);
     let block = open.get(event.projectId);
-    if (block && block.bytes + raw.length > BLOCK_BYTES) {
+    if (block && block.bytes + length > BLOCK_BYTES) {
       close(block);
       block = undefined;
     }
@@ -53,9 +62,10 @@ export function packEventBlocks(batch: StorableBatch): void {
       block = { projectId: event.projectId, receivedAt: 0, parts: [], bytes: 0, slices: [] };
       open.set(event.projectId, block);
     }
-    const slice = { block: -1, offset: block.bytes, length: raw.length };
-    block.parts.push(raw);
-    block.bytes += raw.length;
+    const slice = { block: -1, offset: block.bytes, length };
+    if (Array.isArray(raw)) for (const part of raw) block.parts.push(part);
+    else block.parts.push(raw);
+    block.bytes += length;
     block.receivedAt = Math.max(block.receivedAt, event.receivedAt);
     block.slices.push(slice);
     event.slice = slice;

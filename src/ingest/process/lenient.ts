@@ -7,7 +7,14 @@ import { z } from "zod";
  * so one hostile field cannot blow up storage or the page that shows it.
  */
 export interface NormalizationError {
-  type: "invalid_data" | "value_too_long" | "too_many_values";
+  /** The last three are ingest's clock corrections, read back from `_meta` (events/meta.ts). */
+  type:
+    | "invalid_data"
+    | "value_too_long"
+    | "too_many_values"
+    | "clock_drift"
+    | "past_timestamp"
+    | "future_timestamp";
   name: string;
   value?: string;
 }

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { boundedMeta, metaErrors } from "../../events/meta";
 import type {
   Breadcrumb,
   EventRequest,
@@ -88,6 +89,12 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizedE
   if (full) assign(event, "sdk", sdk(raw.sdk, notes));
   assign(event, "fingerprint", strList(raw.fingerprint, "fingerprint", notes, 50, 1024));
   if (!full) return event;
+  // Ingest's own marks (scrubbing, clock corrections): stored events carry only ingest's.
+  const meta = boundedMeta(raw._meta);
+  if (meta) {
+    event._meta = meta;
+    for (const e of metaErrors(meta)) if (event.errors.length < 60) event.errors.push(e);
+  }
   const extra = obj(raw.extra, "extra", notes);
   if (extra) event.extra = bag(extra) as Record<string, unknown>;
   const modules = obj(raw.modules, "modules", notes);

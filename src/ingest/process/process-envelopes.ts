@@ -4,9 +4,11 @@ import { type FramedItem, frameEnvelope } from "../accept/frame";
 import { itemQuantity, itemTypeInfo } from "../accept/item-types";
 import type { QueuedEnvelope } from "../queue/queue";
 import { countedTags } from "../store/issue-tags";
+import { adjustRows } from "./adjust-rows";
 import { addAttachment } from "./attachments";
 import { addCheckIn } from "./check-ins";
-import { type BlockSlice, type EventBlock, packEventBlocks } from "./event-blocks";
+import { type ClockContext, parseSentAt } from "./clock/clock-drift";
+import { type BlockSlice, byteLength, type EventBlock, packEventBlocks } from "./event-blocks";
 import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { isObject } from "./lenient";
@@ -14,6 +16,8 @@ import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { isOtlpKind, processOtlp } from "./otlp/process-otlp";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
+import { prepareEvent } from "./prepare-event";
+import { type ProjectProcessing, processingFor, type SettingsByProject } from "./project-settings";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
@@ -47,8 +51,8 @@ export interface StorableEvent {
   payload?: Buffer;
   /** Where the event lies in `StorableBatch.blocks` (see event-blocks.ts). */
   slice?: BlockSlice;
-  /** The SDK's bytes until packEventBlocks puts them in a block. */
-  raw?: Buffer;
+  /** The bytes to store until packEventBlocks puts them in a block (pieces, when scrubbed). */
+  raw?: Buffer | Buffer[];
 }
 
 export interface StorableBatch {
@@ -98,11 +102,15 @@ export function mergeTransferred(into: StorableBatch, from: TransferredBatch): v
   mergeProtocolItems(into.items, from.items);
 }
 
-export function processEnvelopes(envelopes: QueuedEnvelope[]): StorableBatch {
+/** `settings`: each project's scrubbing and filters (project-settings.ts); else the defaults. */
+export function processEnvelopes(
+  envelopes: QueuedEnvelope[],
+  settings?: SettingsByProject,
+): StorableBatch {
   const batch = emptyBatch();
   for (const envelope of envelopes) {
     try {
-      processEnvelope(envelope, batch);
+      processEnvelope(envelope, batch, processingFor(envelope.projectId, settings));
     } catch (err) {
       // A bug here must not wedge the queue: the envelope is counted and the batch goes on.
       console.error(`[worker] envelope ${envelope.id} failed to process:`, err);
@@ -142,19 +150,36 @@ function parseJson(payload: Buffer): unknown {
   }
 }
 
-function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
+/** What an item's processing needs beyond the envelope: its project's settings and clock. */
+interface ItemContext {
+  project: ProjectProcessing;
+  clock: ClockContext;
+}
+
+function processEnvelope(
+  envelope: QueuedEnvelope,
+  batch: StorableBatch,
+  project: ProjectProcessing,
+): void {
   const { projectId, receivedAt } = envelope;
   if (envelope.kind === "outcomes") {
     addAcceptOutcomes(parseJson(envelope.body), batch);
     return;
   }
   if (envelope.kind === "store") {
-    addEvent(envelope.body, undefined, envelope, batch);
+    addEvent(envelope.body, undefined, envelope, batch, {
+      project,
+      clock: { receivedAt, sentAt: undefined },
+    });
     return;
   }
   if (isOtlpKind(envelope.kind)) {
     const kind = envelope.kind;
-    processOtlp({ ...envelope, kind }, batch, (json) => addEvent(json, undefined, envelope, batch));
+    // Exception events become error events, scrubbed and filtered like an SDK's.
+    const ctx = { project, clock: { receivedAt, sentAt: undefined } };
+    processOtlp({ ...envelope, kind }, batch, (json) =>
+      addEvent(json, undefined, envelope, batch, ctx),
+    );
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -163,9 +188,16 @@ function processEnvelope(envelope: QueuedEnvelope, batch: StorableBatch): void {
     batch.outcomes.add(projectId, receivedAt, "error", "invalid", "invalid_envelope");
     return;
   }
+  const ctx: ItemContext = {
+    project,
+    clock: { receivedAt, sentAt: parseSentAt(framed.value.header.sent_at) },
+  };
+  const spansBefore = batch.spans.length;
+  const logsBefore = batch.logs.length;
   for (const item of framed.value.items) {
-    processItem(item, framed.value.header.event_id, envelope, batch);
+    processItem(item, framed.value.header.event_id, envelope, batch, ctx);
   }
+  adjustRows(batch.spans, spansBefore, batch.logs, logsBefore, ctx.clock, project);
 }
 
 function processItem(
@@ -173,6 +205,7 @@ function processItem(
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: StorableBatch,
+  ctx: ItemContext,
 ): void {
   const { projectId, receivedAt } = envelope;
   const type = item.header.type;
@@ -183,13 +216,12 @@ function processItem(
   }
   switch (type) {
     case "event":
-      addEvent(item.payload, envelopeEventId, envelope, batch);
+    case "transaction":
+      // A transaction item goes the same way (inbound filters), then to addTransaction.
+      addEvent(item.payload, envelopeEventId, envelope, batch, ctx, type === "transaction");
       return;
     case "client_report":
       addClientReport(parseJson(item.payload), envelope, batch);
-      return;
-    case "transaction":
-      addTransaction(parseJson(item.payload), envelopeEventId, envelope, batch);
       return;
     case "span":
       addSpanItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
@@ -238,17 +270,27 @@ function processItem(
 
 /** An event item (or a /store/ body): its JSON bytes, stored as sent (see events/payload.ts). */
 function addEvent(
-  json: Buffer,
+  sent: Buffer,
   envelopeEventId: unknown,
   envelope: QueuedEnvelope,
   batch: StorableBatch,
+  ctx: ItemContext,
+  transactionItem = false,
 ): void {
   const { projectId, receivedAt } = envelope;
-  const raw = parseJson(json);
-  if (isObject(raw) && raw.type === "transaction") {
-    addTransaction(raw, envelopeEventId, envelope, batch);
+  // Clock, inbound filters and scrubbing (prepare-event.ts): what is stored is `json`.
+  const prepared = prepareEvent(sent, ctx.clock, ctx.project, transactionItem);
+  if (prepared.kind === "filtered") {
+    const category = prepared.transaction ? "transaction" : "error";
+    batch.outcomes.add(projectId, receivedAt, category, "filtered", prepared.reason);
     return;
   }
+  if (prepared.kind === "transaction") {
+    addTransaction(prepared.raw, envelopeEventId, envelope, batch);
+    return;
+  }
+  const raw = prepared.raw;
+  const json = prepared.kind === "event" ? prepared.json : sent;
   // The summary view: the stored bytes are the SDK's, normalized in full when read.
   const event = normalizeEvent(raw, { envelopeEventId, receivedAt, view: "summary" });
   if (!event) {
@@ -264,7 +306,9 @@ function addEvent(
     event: summarize(event),
     grouping,
     userKey: userKey(event.user),
-    ...(json.length > LARGE_EVENT ? { payload: encodeRawEvent(json) } : { raw: json }),
+    ...(byteLength(json) > LARGE_EVENT
+      ? { payload: encodeRawEvent(Array.isArray(json) ? Buffer.concat(json) : json) }
+      : { raw: json }),
   });
 }
 

@@ -1,4 +1,5 @@
 import { processEnvelopes } from "../process/process-envelopes";
+import type { IngestSettings } from "../process/project-settings";
 import type { QueuedEnvelope, QueueReader } from "../queue/queue";
 import { storeBatch } from "../store/store-batch";
 import type { ProcessorPool } from "./processor-pool";
@@ -26,6 +27,12 @@ export interface WorkerOptions {
   idlePollMs?: number;
   /** After each batch of the loop, with how many envelopes it handled (0: queue empty). */
   onBatch?: (handled: number) => void;
+  /** Projects' scrubbing and filter settings (project-settings-cache.ts); else the defaults. */
+  settings?: {
+    forBatch(
+      envelopes: QueuedEnvelope[],
+    ): ReadonlyMap<number, IngestSettings> | Promise<ReadonlyMap<number, IngestSettings>>;
+  };
 }
 
 export class IngestWorker {
@@ -43,8 +50,13 @@ export class IngestWorker {
   runOnce(): Promise<number> {
     return this.reader.processBatch(
       this.options.batchSize ?? DEFAULT_BATCH_SIZE,
-      (envelopes: QueuedEnvelope[]) =>
-        this.options.processors?.process(envelopes) ?? processEnvelopes(envelopes),
+      (envelopes: QueuedEnvelope[]) => {
+        const process = (settings?: ReadonlyMap<number, IngestSettings>) =>
+          this.options.processors?.process(envelopes, settings) ??
+          processEnvelopes(envelopes, settings);
+        const settings = this.options.settings?.forBatch(envelopes);
+        return settings instanceof Promise ? settings.then(process) : process(settings);
+      },
       storeBatch,
     );
   }

@@ -6,6 +6,7 @@ import {
   type StorableBatch,
   toTransferred,
 } from "../process/process-envelopes";
+import type { IngestSettings } from "../process/project-settings";
 import type { QueuedEnvelope } from "../queue/queue";
 import type { ProcessorMessage, ProcessRequest, ProcessResponse } from "./processor-thread";
 import { setThreadPriority } from "./thread-priority";
@@ -78,16 +79,19 @@ export class ProcessorPool {
    * every batch, which costs about a third of what processing does. With one processor
    * thread, that processor alone was the bottleneck (87 % of a core, the worker 34 %).
    */
-  async process(envelopes: QueuedEnvelope[]): Promise<StorableBatch> {
+  async process(
+    envelopes: QueuedEnvelope[],
+    settings?: ReadonlyMap<number, IngestSettings>,
+  ): Promise<StorableBatch> {
     const unit = envelopes.length / (2 * this.threads.length + 1);
     const localCount = Math.floor(unit);
     const remote = envelopes.slice(localCount);
     const share = Math.ceil(remote.length / this.threads.length);
     // Sent first, so the processor threads work while this thread does its own share.
     const responses = this.threads.map((thread, i) =>
-      this.send(thread, remote.slice(i * share, (i + 1) * share)),
+      this.send(thread, remote.slice(i * share, (i + 1) * share), settings),
     );
-    const batch = processEnvelopes(envelopes.slice(0, localCount));
+    const batch = processEnvelopes(envelopes.slice(0, localCount), settings);
     for (const r of await Promise.all(responses)) {
       if (!r.ok) throw new Error(`processor failed: ${r.error}`);
       mergeTransferred(batch, r.batch);
@@ -95,14 +99,18 @@ export class ProcessorPool {
     return batch;
   }
 
-  private send(thread: Worker, envelopes: QueuedEnvelope[]): Promise<ProcessResponse> {
+  private send(
+    thread: Worker,
+    envelopes: QueuedEnvelope[],
+    settings: ReadonlyMap<number, IngestSettings> | undefined,
+  ): Promise<ProcessResponse> {
     if (envelopes.length === 0) {
       return Promise.resolve({ id: 0, ok: true, batch: toTransferred(emptyBatch()) });
     }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      thread.postMessage({ id, envelopes } satisfies ProcessRequest);
+      thread.postMessage({ id, envelopes, settings } satisfies ProcessRequest);
     });
   }
 

@@ -5,6 +5,7 @@ import {
   type TransferredBatch,
   toTransferred,
 } from "../process/process-envelopes";
+import type { IngestSettings } from "../process/project-settings";
 import type { QueuedEnvelope } from "../queue/queue";
 import { currentThreadId, lowerThreadPriority } from "./thread-priority";
 
@@ -16,6 +17,8 @@ import { currentThreadId, lowerThreadPriority } from "./thread-priority";
 export interface ProcessRequest {
   id: number;
   envelopes: QueuedEnvelope[];
+  /** The batch's projects' settings (a Map survives structured cloning). */
+  settings?: ReadonlyMap<number, IngestSettings>;
 }
 
 export type ProcessResponse =
@@ -36,7 +39,11 @@ parentPort?.on("message", (request: ProcessRequest) => {
       ...e,
       body: Buffer.from(e.body.buffer, e.body.byteOffset, e.body.byteLength),
     }));
-    response = { id: request.id, ok: true, batch: toTransferred(processEnvelopes(envelopes)) };
+    response = {
+      id: request.id,
+      ok: true,
+      batch: toTransferred(processEnvelopes(envelopes, request.settings)),
+    };
   } catch (err) {
     response = {
       id: request.id,

@@ -7,6 +7,7 @@ import { startRetention } from "../../maintenance/retention";
 import { openQueueReader } from "../queue/queue";
 import { IngestWorker } from "./ingest-worker";
 import { ProcessorPool } from "./processor-pool";
+import { ProjectSettingsCache } from "./project-settings-cache";
 import { currentThreadId, lowerThreadPriority } from "./thread-priority";
 
 /**
@@ -34,8 +35,10 @@ async function main(): Promise<void> {
   const count = env().FAULTLINE_PROCESSORS;
   const processors = count > 0 ? new ProcessorPool(count) : undefined;
   processors?.start();
+  const settings = new ProjectSettingsCache(db).listen();
   const worker = new IngestWorker(reader, {
     processors,
+    settings,
     // Caught up: the pool's starvation watch (worker-pool.ts) stops counting.
     onBatch: (handled) => {
       if (handled === 0) parentPort?.postMessage("idle");
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
       await worker.stop();
       await processors?.stop();
       await reader.close();
+      settings.close();
       await checkpointer?.stop();
       await db.close();
       parentPort?.postMessage("stopped");

@@ -5,6 +5,7 @@ import { Suspense } from "react";
 import { Breadcrumbs } from "@/components/issue/breadcrumbs";
 import { EventContext } from "@/components/issue/event-context";
 import { EventNavigation } from "@/components/issue/event-navigation";
+import { IngestNotes } from "@/components/issue/ingest-notes";
 import { IssueHeader } from "@/components/issue/issue-header";
 import { ExceptionChain } from "@/components/stacktrace/exception-chain";
 import { StacktraceView } from "@/components/stacktrace/stacktrace-view";
@@ -182,6 +183,7 @@ function EventBody({ event }: { event: NormalizedEvent }) {
         <Breadcrumbs crumbs={event.breadcrumbs} />
       </section>
       <EventContext event={event} />
+      <IngestNotes event={event} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { ActionForm } from "@/components/projects/action-form";
+import { DataSettingsForm } from "@/components/projects/data-settings-form";
 import { KeyList, type KeyView } from "@/components/projects/key-list";
 import { OtlpSetupSnippet } from "@/components/projects/otlp-setup-snippet";
 import { ProjectSettingsForm } from "@/components/projects/project-settings-form";
@@ -13,10 +14,18 @@ import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { publicBaseUrl } from "@/src/projects/base-url";
+import { readDataSettings } from "@/src/projects/data-settings";
 import { formatDsn } from "@/src/projects/dsn";
 import { findOrgProject, listProjectKeys } from "@/src/projects/queries";
 import { OrgNav, page } from "../../org-nav";
-import { createKey, deleteKey, setKeyEnabled, setKeyRateLimit, updateProject } from "./actions";
+import {
+  createKey,
+  deleteKey,
+  saveDataSettings,
+  setKeyEnabled,
+  setKeyRateLimit,
+  updateProject,
+} from "./actions";
 
 export const metadata: Metadata = { title: "Project settings · Faultline" };
 
@@ -70,6 +79,19 @@ export default async function ProjectSettingsPage({
             name={project.name}
             platform={project.platform}
             action={updateProject}
+          />
+        </section>
+      )}
+
+      {can(ctx.role, "projects.write") && (
+        <section aria-labelledby="data" className="mb-8">
+          <h2 id="data" className="mb-2 text-base font-semibold">
+            Data safety
+          </h2>
+          <DataSettingsForm
+            fields={fields}
+            settings={await readDataSettings(db, project.id)}
+            action={saveDataSettings}
           />
         </section>
       )}

@@ -1,6 +1,8 @@
 "use server";
 
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { userActor } from "@/src/audit/actor";
 import { getAuth } from "@/src/auth/auth";
 import { type ActionState, runOrgAction } from "@/src/auth/org-action";
 import { getDb } from "@/src/db/connection";
@@ -17,7 +19,7 @@ export async function addMember(_prev: ActionState, formData: FormData): Promise
       const added = await members.addMember(
         { db: getDb(), auth },
         org.id,
-        { userId: user.id, role },
+        { userId: user.id, role, audit: userActor(user, await headers()) },
         input,
       );
       revalidatePath(`/${org.slug}/settings/members`);
@@ -38,7 +40,8 @@ export async function changeRole(_prev: ActionState, formData: FormData): Promis
     "members.write",
     changeRoleSchema,
     async ({ org, user, role }, input) => {
-      await members.changeMemberRole(getDb(), org.id, { userId: user.id, role }, input);
+      const actor = { userId: user.id, role, audit: userActor(user, await headers()) };
+      await members.changeMemberRole(getDb(), org.id, actor, input);
       revalidatePath(`/${org.slug}/settings/members`);
       return { ok: true, message: `Role changed to ${input.role}.` };
     },
@@ -51,7 +54,8 @@ export async function removeMember(_prev: ActionState, formData: FormData): Prom
     "members.write",
     removeMemberSchema,
     async ({ org, user, role }, input) => {
-      await members.removeMember(getDb(), org.id, { userId: user.id, role }, input);
+      const actor = { userId: user.id, role, audit: userActor(user, await headers()) };
+      await members.removeMember(getDb(), org.id, actor, input);
       revalidatePath(`/${org.slug}/settings/members`);
       return { ok: true, message: "Member removed." };
     },

@@ -8,6 +8,7 @@ import {
   admit,
   andThen,
   authenticate,
+  checkOrigin,
   checkProject,
   type ItemCount,
   queued,
@@ -66,7 +67,7 @@ export function handleOtlp(
         throw new Refusal(read.status, read.detail, { closeConnection: read.status === 413 });
       const body = read.body;
       const accepted = andThen(authenticate(ctx, { publicKey }), (key) =>
-        accept(ctx, key, route, encoding, body),
+        accept(req, ctx, key, route, encoding, body),
       );
       const answer = (a: Accepted) => {
         if (!a.queue) {
@@ -100,10 +101,14 @@ interface Accepted {
   queue: OtlpQueueKind | undefined;
 }
 
-/** Seconds an exporter is told to wait while the queue is full: within the OpenTelemetry JS exporters' 10 s export timeout, which a longer wait would make them give up on. */
+/**
+ * Seconds an exporter is told to wait while the queue is full: within the OpenTelemetry JS
+ * exporters' 10 s export timeout, which a longer wait would make them give up on.
+ */
 const OTLP_BACKPRESSURE_RETRY_SECONDS = 5;
 
 function accept(
+  req: IncomingMessage,
   ctx: AcceptContext,
   key: KeyInfo,
   route: OtlpRoute,
@@ -111,6 +116,8 @@ function accept(
   body: Buffer,
 ): Accepted {
   if (route.projectId !== null) checkProject(key, route.projectId);
+  // A browser's OpenTelemetry exporter sends Origin: the project's allowed domains apply.
+  checkOrigin(req, key);
   const signal = route.signal;
   const decoded = decodeOtlp(signal, encoding, body);
   if (!decoded.ok) throw new Refusal(400, decoded.detail);

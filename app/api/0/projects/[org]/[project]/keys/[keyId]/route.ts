@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { jsonBody, orgApiRoute, slugParam } from "@/src/api/handler";
+import { apiAuditActor } from "@/src/audit/actor";
 import { KeyUpdateSchema, updateProjectKey } from "@/src/projects/api";
 
 const Params = z.object({
@@ -10,7 +11,7 @@ const Params = z.object({
 
 export const PUT = orgApiRoute(
   { params: Params, need: "project:write" },
-  async ({ db, params, url, request }) =>
+  async ({ db, params, url, request, grant }) =>
     updateProjectKey(
       db,
       params.org,
@@ -18,5 +19,6 @@ export const PUT = orgApiRoute(
       params.keyId,
       await jsonBody(request, KeyUpdateSchema),
       url,
+      { orgId: grant.org.id, actor: await apiAuditActor(db, grant, request) },
     ),
 );
