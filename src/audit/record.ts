@@ -21,6 +21,14 @@ export const AUDIT_ACTIONS = [
   "token.create",
   "token.revoke",
   "signin.failed",
+  "issue.bulk_update",
+  "issue.merge",
+  "issue.unmerge",
+  "issue.delete",
+  "issue.discard",
+  "tombstone.remove",
+  "search.save_shared",
+  "search.delete_shared",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

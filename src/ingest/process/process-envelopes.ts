@@ -14,6 +14,7 @@ import { addLogItem, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
+import { searchTerms } from "./search-terms";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
 
@@ -42,6 +43,10 @@ export interface StorableEvent {
   /** The grouping without its components, which only feed the hash (see addEvent). */
   grouping: Omit<Grouping, "components">;
   userKey: string | undefined;
+  /** The user's email and username, for `user.email:` / `user.username:` search. */
+  user?: { email?: string; username?: string };
+  /** Lowercase free-text search terms (search-terms.ts). */
+  searchTerms: string[];
   /** Compressed on its own (events over LARGE_EVENT); the others are in a block. */
   payload?: Buffer;
   /** Where the event lies in `StorableBatch.blocks` (see event-blocks.ts). */
@@ -258,6 +263,8 @@ function addEvent(
     event: summarize(event),
     grouping,
     userKey: userKey(event.user),
+    user: event.user && { email: event.user.email, username: event.user.username },
+    searchTerms: searchTerms(event, grouping),
     ...(json.length > LARGE_EVENT ? { payload: encodeRawEvent(json) } : { raw: json }),
   });
 }
