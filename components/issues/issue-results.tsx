@@ -61,6 +61,7 @@ export async function IssueResults({
         now={results.now}
         assignees={assignees}
         bookmarked={results.bookmarked}
+        merged={results.merged}
       />
       <Pagination
         total={page.total}

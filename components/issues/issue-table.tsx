@@ -56,6 +56,7 @@ export function IssueTable({
   now,
   assignees,
   bookmarked,
+  merged,
 }: {
   orgSlug: string;
   params: IssueListParams;
@@ -66,6 +67,7 @@ export function IssueTable({
   /** Assignee's email by issue id. */
   assignees: Map<number, string>;
   bookmarked: Set<number>;
+  merged: Map<number, number>;
 }) {
   return (
     <>
@@ -159,6 +161,11 @@ export function IssueTable({
                   </div>
                   <div className="mt-0.5 flex min-w-0 gap-2 text-xs text-muted">
                     <span className="shrink-0 font-medium">{issue.projectSlug}</span>
+                    {merged.has(issue.id) && (
+                      <Link href={`/${orgSlug}/issues/${issue.id}/merged`} className="shrink-0">
+                        +{merged.get(issue.id)} merged
+                      </Link>
+                    )}
                     {assignees.has(issue.id) && (
                       <span className="shrink-0">→ {assignees.get(issue.id)}</span>
                     )}

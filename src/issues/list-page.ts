@@ -73,6 +73,8 @@ export type IssueListResults =
       /** Assignees and bookmarks of the shown issues. */
       assignees: Map<number, string>;
       bookmarked: Set<number>;
+      /** How many fingerprints were merged into each shown issue (none: absent). */
+      merged: Map<number, number>;
     }
   /** Nothing matches, but the organization has issues. */
   | { kind: "no_matches" }
@@ -136,7 +138,7 @@ export async function loadIssueListResults(
 }
 
 async function issueMarks(db: Db, ids: number[], userId: string) {
-  const [assigned, bookmarks] = await Promise.all([
+  const [assigned, bookmarks, merged] = await Promise.all([
     db.kysely
       .selectFrom("issues")
       .select(["id", "assignee_user_id"])
@@ -149,9 +151,16 @@ async function issueMarks(db: Db, ids: number[], userId: string) {
       .where("issue_id", "in", ids)
       .where("user_id", "=", userId)
       .execute(),
+    db.kysely
+      .selectFrom("issue_hashes")
+      .select((eb) => ["issue_id", eb.fn.countAll<number>().as("n")])
+      .where("issue_id", "in", ids)
+      .groupBy("issue_id")
+      .execute(),
   ]);
   return {
     assignees: new Map(assigned.map((r) => [Number(r.id), r.assignee_user_id as string])),
     bookmarked: new Set(bookmarks.map((r) => Number(r.issue_id))),
+    merged: new Map(merged.map((r) => [Number(r.issue_id), Number(r.n)])),
   };
 }

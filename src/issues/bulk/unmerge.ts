@@ -53,7 +53,8 @@ export async function issueFingerprints(
       eb.fn.max("events.id").as("latest"),
     ])
     .where("events.issue_id", "=", issue.id)
-    .groupBy(sql`coalesce(event_hashes.fingerprint, ${issue.fingerprint})`)
+    // By position: the expression binds a parameter, which PostgreSQL would not match twice.
+    .groupBy(sql`1`)
     .execute();
   const latestIds = counts.map((c) => Number(c.latest));
   const latest = latestIds.length
