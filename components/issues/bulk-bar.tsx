@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, useEffect, useState } from "react";
+import { type FormEvent, startTransition, useActionState, useEffect, useState } from "react";
 import { bulkIssues } from "@/app/[org]/issues/actions";
 import { Button } from "@/components/ui/button";
 import type { BulkState } from "@/src/issues/bulk/form";
@@ -61,14 +61,23 @@ export function BulkBar({
     setEverything(false);
   }, [state]);
 
+  // React resets a form after its action, which would untick the rows (they belong to this
+  // form) while a question to confirm still refers to them: submit without the reset.
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const data = new FormData(e.currentTarget, (e.nativeEvent as SubmitEvent).submitter);
+    startTransition(() => action(data));
+  }
+
   const n = everything ? total : selected;
   const none = n === 0 || pending;
   return (
     <form
       id={BULK_FORM}
       action={action}
+      onSubmit={onSubmit}
       aria-label="Bulk actions"
-      className="mb-2 flex flex-wrap items-center gap-2 rounded border border-line bg-surface px-2 py-1.5 text-sm"
+      className="mb-2 flex flex-wrap items-center gap-1.5 rounded border border-line bg-surface px-2 py-1.5 text-sm"
     >
       <input type="hidden" name="org" value={org} />
       <input type="hidden" name="query" value={query} />
@@ -89,7 +98,6 @@ export function BulkBar({
         />
         All {count.format(total)} matching {total === 1 ? "issue" : "issues"}
       </label>
-      <span className="mx-1 h-5 w-px bg-line" aria-hidden="true" />
       <Button name="action" value="resolve" disabled={none}>
         Resolve
       </Button>
@@ -134,7 +142,7 @@ export function BulkBar({
             Delete
           </Button>
           <Button name="action" value="discard" variant="danger" disabled={none}>
-            Delete and discard
+            Delete &amp; discard
           </Button>
         </>
       )}

@@ -30,7 +30,25 @@ export async function IssueResults({
   const results = await loadIssueListResults(getDb(), { orgId, userId }, params, origin);
   if (results.kind === "no_issues")
     return <NoIssuesYet dsn={results.dsn} projectSlug={results.projectSlug} />;
-  if (results.kind === "no_matches") return <NoMatches clearHref={`/${orgSlug}/issues?query=`} />;
+  // The bar comes first in both shapes below, so React keeps it (and the sentence saying what
+  // the last action did) when that action emptied the list.
+  const bar = canWrite && (
+    <BulkBar
+      org={orgSlug}
+      query={params.query}
+      project={params.project}
+      total={results.kind === "page" ? results.page.total : 0}
+      members={members}
+      canDelete={canDelete}
+    />
+  );
+  if (results.kind === "no_matches")
+    return (
+      <>
+        {bar}
+        <NoMatches clearHref={`/${orgSlug}/issues?query=`} />
+      </>
+    );
   const { page } = results;
   const paged = Boolean(params.after || params.before);
   const emails = new Map(members.map((m) => [m.userId, m.email]));
@@ -42,16 +60,7 @@ export async function IssueResults({
   );
   return (
     <>
-      {canWrite && (
-        <BulkBar
-          org={orgSlug}
-          query={params.query}
-          project={params.project}
-          total={page.total}
-          members={members}
-          canDelete={canDelete}
-        />
-      )}
+      {bar}
       <IssueTable
         orgSlug={orgSlug}
         params={params}

@@ -387,6 +387,15 @@ async function recountRemaining(trx: Trx, issueId: number, moved: Summary): Prom
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("issue_id", "=", issueId)
     .executeTakeFirstOrThrow();
+  // The newest remaining event names the issue again, as at ingest.
+  const newest = await trx
+    .selectFrom("events")
+    .select(["title", "level"])
+    .where("issue_id", "=", issueId)
+    .orderBy("timestamp", "desc")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
   await trx
     .updateTable("issues")
     .set((eb) => ({
@@ -394,6 +403,7 @@ async function recountRemaining(trx: Trx, issueId: number, moved: Summary): Prom
       ...(Number(left.n) > 0
         ? { first_seen: Number(left.first), last_seen: Number(left.last) }
         : {}),
+      ...(newest ? { title: newest.title, level: newest.level } : {}),
       user_count: Number(users.n),
     }))
     .where("id", "=", issueId)

@@ -28,7 +28,7 @@ export async function unmerge(_prev: ActionState, formData: FormData): Promise<A
       issueId,
       fingerprints,
     );
-    revalidatePath(`/${ctx.org.slug}/issues`);
+    revalidatePath(`/${ctx.org.slug}/issues`, "layout");
     return {
       ok: true,
       message: `Moved ${result.events} ${result.events === 1 ? "event" : "events"} to issue ${result.issueId}.`,
