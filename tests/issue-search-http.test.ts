@@ -23,7 +23,6 @@ const ACTIONS = {
   unmerge: actionId("app/[org]/issues/[id]/merged/actions.ts", "unmerge"),
 };
 const OWNER = { name: "Olive Owner", email: "olive@example.com", password: "owner password 1" };
-const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
 const XSS = `<script>alert("xss")</script>`;
 
 let server: RunningServer;
