@@ -157,7 +157,11 @@ describe("issue triage in the browser", () => {
     const boxes = page.locator("[data-issue-select]");
     await boxes.first().waitFor();
     expect(await boxes.count()).toBe(2);
-    await boxes.nth(0).check();
+    // j focuses the first row, x ticks it; the second by mouse.
+    await page.locator("body").click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press("j");
+    await page.keyboard.press("x");
+    expect(await boxes.nth(0).isChecked()).toBe(true);
     await boxes.nth(1).check();
     await page.getByText("2 selected").waitFor();
     await page.getByRole("button", { name: "Merge", exact: true }).click();
