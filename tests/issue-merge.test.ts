@@ -464,22 +464,20 @@ describe.each(await testDialects())(
         await batch;
         expect((await merge).parentId).toBe(a);
         // And a batch now finds the route the merge wrote.
-        const after = await db.kysely
-          .transaction()
-          .execute((trx) =>
-            routeFingerprints(
-              [
-                {
-                  projectId: p.projectId,
-                  receivedAt: Date.now(),
-                  grouping: { hash: fingerprint },
-                  event: { event_id: "y".repeat(32) },
-                },
-              ],
-              new OutcomeCounter(),
-              trx,
-            ),
-          );
+        const after = await db.kysely.transaction().execute((trx) =>
+          routeFingerprints(
+            [
+              {
+                projectId: p.projectId,
+                receivedAt: Date.now(),
+                grouping: { hash: fingerprint },
+                event: { event_id: "y".repeat(32) },
+              },
+            ],
+            new OutcomeCounter(),
+            trx,
+          ),
+        );
         expect(after.kept[0]?.grouping.hash).toBe(await hashOf(a));
         expect(after.moved).toEqual([
           { projectId: p.projectId, eventId: "y".repeat(32), fingerprint },
