@@ -8,6 +8,7 @@ import type { NormalizedEvent } from "../../events/types";
  */
 export const MAX_TERM_LENGTH = 200;
 const MAX_TERMS_PER_EVENT = 40;
+const UNUSUAL_SPACE = /[^\S ]|  |^ | $/;
 
 export function searchTerms(
   event: NormalizedEvent,
@@ -16,8 +17,11 @@ export function searchTerms(
   const terms = new Set<string>();
   const add = (text: string | undefined | null) => {
     if (!text || terms.size >= MAX_TERMS_PER_EVENT) return;
-    // Newlines separate terms in the index: a phrase never matches across two of them.
-    const term = text.slice(0, MAX_TERM_LENGTH).replace(/\s+/g, " ").trim().toLowerCase();
+    let term = text.length > MAX_TERM_LENGTH ? text.slice(0, MAX_TERM_LENGTH) : text;
+    // Newlines separate terms in the index: a phrase never matches across two of them. Most
+    // terms have no run of spaces or other whitespace; the test is cheaper than the rewrite.
+    if (UNUSUAL_SPACE.test(term)) term = term.replace(/\s+/g, " ").trim();
+    term = term.toLowerCase();
     if (term) terms.add(term);
   };
   add(grouping.title);
