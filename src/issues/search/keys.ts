@@ -88,6 +88,8 @@ export function fixedValues(key: string): readonly string[] | undefined {
       return ["me", "none"];
     case "bookmarks":
       return ["me"];
+    case "release":
+      return ["latest"];
     case "age":
       return ["-1h", "-24h", "-7d", "+24h", "+7d", "+30d"];
     case "time":
