@@ -44,9 +44,10 @@ export interface StorableEvent {
   grouping: Omit<Grouping, "components">;
   userKey: string | undefined;
   /** The user's email and username, for `user.email:` / `user.username:` search. */
-  user?: { email?: string; username?: string };
-  /** Lowercase free-text search terms (search-terms.ts). */
-  searchTerms: string[];
+  userEmail?: string;
+  userName?: string;
+  /** Lowercase free-text search terms new in this batch for the fingerprint (search-terms.ts). */
+  searchTerms: readonly string[];
   /** Compressed on its own (events over LARGE_EVENT); the others are in a block. */
   payload?: Buffer;
   /** Where the event lies in `StorableBatch.blocks` (see event-blocks.ts). */
@@ -263,8 +264,9 @@ function addEvent(
     event: summarize(event),
     grouping,
     userKey: userKey(event.user),
-    user: event.user && { email: event.user.email, username: event.user.username },
-    searchTerms: searchTerms(event, grouping),
+    userEmail: event.user?.email,
+    userName: event.user?.username,
+    searchTerms: searchTerms(event, grouping, batch),
     ...(json.length > LARGE_EVENT ? { payload: encodeRawEvent(json) } : { raw: json }),
   });
 }

@@ -343,8 +343,8 @@ async function countUsers(
     pairs.set(`${issueId}:${e.userKey}`, {
       issue_id: issueId,
       user_key: e.userKey,
-      email: e.user?.email ?? null,
-      username: e.user?.username ?? null,
+      email: e.userEmail ?? null,
+      username: e.userName ?? null,
     });
   }
   const list = [...pairs.values()];

@@ -300,7 +300,7 @@ async function summarize(
           t.last = Math.max(t.last, ts);
         } else s.tags.set(id, { key: k, value: v, n: 1, first: ts, last: ts });
       }
-      for (const term of searchTerms(event, grouping)) s.terms.add(term);
+      for (const term of searchTerms(event, grouping, s)) s.terms.add(term);
     }
   }
   return s;
