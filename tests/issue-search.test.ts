@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { indexIssueSearch } from "../src/ingest/store/issue-search";
 import { matchingIssues } from "../src/issues/list-query";
 import {
   type Filter,
@@ -471,6 +472,46 @@ describe.each(await testDialects())("issue search on $name", ({ create }) => {
       sizes.push(await check(terms.join(" ")));
     }
     expect(sizes.filter((n) => n > 0).length).toBeGreaterThan(20);
+  });
+
+  it("indexes a term again after the batch that wrote it rolled back, and only once", async () => {
+    const id = (models[0] as Model).id;
+    const term = "written then rolled back";
+    await expect(
+      p.db.kysely.transaction().execute(async (trx) => {
+        await indexIssueSearch([{ issueId: id, terms: [term] }], trx);
+        throw new Error("rollback");
+      }),
+    ).rejects.toThrow("rollback");
+    const rows = async () =>
+      Number(
+        (
+          await p.db.kysely
+            .selectFrom("issue_search")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("issue_id", "=", id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await rows();
+    await p.db.kysely
+      .transaction()
+      .execute((trx) => indexIssueSearch([{ issueId: id, terms: [term] }], trx));
+    expect(await rows()).toBe(before + 1);
+    await p.db.kysely
+      .transaction()
+      .execute((trx) => indexIssueSearch([{ issueId: id, terms: [term] }], trx));
+    expect(await rows()).toBe(before + 1);
+    const parsed = parseSearch("rolled back");
+    if (!parsed.ok) throw new Error("parse");
+    const search = await resolveSearch(p.db, parsed.query, {
+      orgId,
+      projectIds: [p.projectId],
+      userId: null,
+      now: NOW,
+    });
+    const found = await matchingIssues(p.db, { orgId, search }).select("issues.id").execute();
+    expect(found.map((r) => Number(r.id))).toEqual([id]);
   });
 
   it("needs a user for me, and treats unknown emails as nobody", async () => {
