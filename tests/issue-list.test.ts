@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/connection";
+import { indexIssueSearch } from "../src/ingest/store/issue-search";
 import { recentEventValues } from "../src/issues/list-options";
-import { listOrgIssues } from "../src/issues/list-query";
-import type { IssueListParams } from "../src/issues/schemas";
+import { type IssueListQuery, listOrgIssues } from "../src/issues/list-query";
+import type { IssueSort } from "../src/issues/schemas";
+import { prepareSearch } from "../src/issues/search/resolve";
 import { issueSparklines } from "../src/issues/sparklines";
 import { type TestDatabase, testDialects } from "./helpers/databases";
 
@@ -26,12 +28,35 @@ interface Seed {
   eventRows?: { environment?: string; release?: string; timestamp?: number }[];
 }
 
-const base = (over: Partial<IssueListParams> = {}): IssueListParams => ({
-  status: "unresolved",
-  sort: "last_seen",
-  period: "24h",
-  ...over,
-});
+interface ListOptions {
+  /** The search; default is:unresolved. */
+  query?: string;
+  projectIds?: number[];
+  sort?: IssueSort;
+  after?: string;
+  before?: string;
+  limit?: number;
+}
+
+/** The org's list as the page asks for it: the search resolved, then the page. */
+async function list(db: Db, o: ListOptions = {}) {
+  const search = await prepareSearch(db, o.query ?? "is:unresolved", {
+    orgId: 1,
+    projectIds: o.projectIds ?? [1, 2],
+    userId: null,
+    now: NOW,
+  });
+  const q: IssueListQuery = {
+    orgId: 1,
+    projectIds: o.projectIds,
+    search,
+    sort: o.sort ?? "last_seen",
+    after: o.after,
+    before: o.before,
+    limit: o.limit,
+  };
+  return listOrgIssues(db, q);
+}
 
 async function insertIssues(db: Db, seeds: Seed[]): Promise<number[]> {
   const ids: number[] = [];
@@ -60,6 +85,15 @@ async function insertIssues(db: Db, seeds: Seed[]): Promise<number[]> {
       .executeTakeFirstOrThrow();
     const id = Number(row.id);
     ids.push(id);
+    // The free-text index the store stage keeps: title and culprit, lowercase.
+    await db.kysely
+      .transaction()
+      .execute((trx) =>
+        indexIssueSearch(
+          [{ issueId: id, terms: [s.title.toLowerCase(), `handler(${s.title.length})`] }],
+          trx,
+        ),
+      );
     for (const e of s.eventRows ?? []) {
       await db.kysely
         .insertInto("events")
@@ -105,7 +139,6 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
   let database: TestDatabase;
   let db: Db;
   /** Org 1 has projects 1 (api) and 2 (web); org 2's project 3 must never show up. */
-  const ORG = 1;
   let ids: Record<string, number>;
 
   beforeAll(async () => {
@@ -214,15 +247,10 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
     await database?.drop();
   });
 
-  const titles = async (
-    p: Partial<IssueListParams> & { projectId?: number | null; limit?: number },
-  ) =>
-    (
-      await listOrgIssues(db, { ...base(p), orgId: ORG, projectId: p.projectId, limit: p.limit })
-    ).items.map((i) => i.id);
+  const titles = async (o: ListOptions) => (await list(db, o)).items.map((i) => i.id);
 
   it("shows the organization's unresolved issues, newest first, regressed included", async () => {
-    const page = await listOrgIssues(db, { ...base(), orgId: ORG });
+    const page = await list(db);
     expect(page.items.map((i) => i.id)).toEqual([
       ids.typeError,
       ids.warning,
@@ -238,29 +266,42 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
   });
 
   it("filters by status, project, level and title text", async () => {
-    expect(await titles({ status: "resolved" })).toEqual([ids.resolved]);
-    expect(await titles({ status: "ignored" })).toEqual([ids.ignored]);
-    expect(await titles({ status: "all" })).toHaveLength(6);
-    expect(await titles({ projectId: 2 })).toEqual([ids.percent, ids.regressed]);
-    // A slug that is not in the organization matches nothing, never another org's project.
-    expect(await titles({ projectId: null })).toEqual([]);
-    expect(await titles({ level: "warning" })).toEqual([ids.warning]);
-    expect(await titles({ query: "typeerror" })).toEqual([ids.typeError, ids.regressed]);
-    // LIKE's wildcards in the text are literal characters.
-    expect(await titles({ query: "100%" })).toEqual([ids.percent]);
-    expect(await titles({ query: "%" })).toEqual([ids.percent]);
-    expect(await titles({ query: "_" })).toEqual([]);
-    expect(await titles({ projectId: 1, level: "error", query: "undefined" })).toEqual([
+    expect(await titles({ query: "is:resolved" })).toEqual([ids.resolved]);
+    expect(await titles({ query: "is:ignored" })).toEqual([ids.ignored]);
+    expect(await titles({ query: "" })).toHaveLength(6);
+    expect(await titles({ projectIds: [2] })).toEqual([ids.percent, ids.regressed]);
+    // No project of the organization matches nothing, never another org's project.
+    expect(await titles({ projectIds: [] })).toEqual([]);
+    expect(await titles({ query: "is:unresolved level:warning" })).toEqual([ids.warning]);
+    expect(await titles({ query: "is:unresolved typeerror" })).toEqual([
       ids.typeError,
+      ids.regressed,
     ]);
+    // LIKE's and GLOB's wildcards in the text are literal characters.
+    expect(await titles({ query: "is:unresolved 100%" })).toEqual([ids.percent]);
+    expect(await titles({ query: "is:unresolved %" })).toEqual([ids.percent]);
+    expect(await titles({ query: "is:unresolved _" })).toEqual([]);
+    expect(await titles({ query: "is:unresolved ?" })).toEqual([]);
+    expect(await titles({ query: "is:unresolved [" })).toEqual([]);
+    expect(await titles({ projectIds: [1], query: "is:unresolved level:error undefined" })).toEqual(
+      [ids.typeError],
+    );
   });
 
   it("filters by environment and release through the issue's events", async () => {
-    expect(await titles({ environment: "staging" })).toEqual([ids.warning, ids.percent]);
-    expect(await titles({ environment: "production" })).toEqual([ids.typeError, ids.percent]);
-    expect(await titles({ release: "web@2.0.1" })).toEqual([ids.percent]);
-    expect(await titles({ environment: "staging", release: "api@1.1.0" })).toEqual([ids.warning]);
-    expect(await titles({ environment: "nowhere" })).toEqual([]);
+    expect(await titles({ query: "is:unresolved environment:staging" })).toEqual([
+      ids.warning,
+      ids.percent,
+    ]);
+    expect(await titles({ query: "is:unresolved environment:production" })).toEqual([
+      ids.typeError,
+      ids.percent,
+    ]);
+    expect(await titles({ query: "is:unresolved release:web@2.0.1" })).toEqual([ids.percent]);
+    expect(await titles({ query: "is:unresolved environment:staging release:api@1.1.0" })).toEqual([
+      ids.warning,
+    ]);
+    expect(await titles({ query: "is:unresolved environment:nowhere" })).toEqual([]);
   });
 
   it("suggests the environments and releases of the organization's recent events", async () => {
@@ -298,17 +339,13 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
       })),
     );
     for (const sort of ["events", "last_seen"] as const) {
-      const all = await titles({ sort, query: "tied", limit: 200 });
+      const all = await titles({ sort, query: "is:unresolved tied", limit: 200 });
       expect(all).toHaveLength(23);
       const seen: number[] = [];
       const pages: { items: number[]; before?: string }[] = [];
       let after: string | undefined;
       for (;;) {
-        const page = await listOrgIssues(db, {
-          ...base({ sort, query: "tied", after }),
-          orgId: ORG,
-          limit: 5,
-        });
+        const page = await list(db, { sort, query: "is:unresolved tied", after, limit: 5 });
         seen.push(...page.items.map((i) => i.id));
         pages.push({ items: page.items.map((i) => i.id), before: page.before });
         if (!page.after) break;
@@ -317,17 +354,19 @@ describe.each(await testDialects())("issue list on $name", ({ create }) => {
       expect(seen).toEqual(all);
       expect(pages.map((p) => p.items.length)).toEqual([5, 5, 5, 5, 3]);
       // Back from the last page: the previous page again, exactly.
-      const back = await listOrgIssues(db, {
-        ...base({ sort, query: "tied", before: pages[4]?.before }),
-        orgId: ORG,
+      const back = await list(db, {
+        sort,
+        query: "is:unresolved tied",
+        before: pages[4]?.before,
         limit: 5,
       });
       expect(back.items.map((i) => i.id)).toEqual(pages[3]?.items);
       expect(back.after).toBeDefined();
       expect(back.before).toBeDefined();
-      const firstAgain = await listOrgIssues(db, {
-        ...base({ sort, query: "tied", before: pages[1]?.before }),
-        orgId: ORG,
+      const firstAgain = await list(db, {
+        sort,
+        query: "is:unresolved tied",
+        before: pages[1]?.before,
         limit: 5,
       });
       expect(firstAgain.items.map((i) => i.id)).toEqual(pages[0]?.items);

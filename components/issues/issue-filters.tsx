@@ -1,14 +1,12 @@
+"use client";
+
 import Form from "next/form";
-import type { ReactNode } from "react";
+import { type FormEvent, type ReactNode, useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { ProjectOption } from "@/src/issues/list-options";
-import {
-  ISSUE_LEVELS,
-  ISSUE_SORTS,
-  ISSUE_STATUSES,
-  type IssueListParams,
-  SPARKLINE_PERIODS,
-} from "@/src/issues/schemas";
+import { ISSUE_SORTS, type IssueListParams, SPARKLINE_PERIODS } from "@/src/issues/schemas";
+import { describeSearchError, parseSearch, type SearchError } from "@/src/issues/search/parse";
+import { SearchBox } from "./search-box";
 
 const SORT_LABELS: Record<(typeof ISSUE_SORTS)[number], string> = {
   last_seen: "Last seen",
@@ -17,8 +15,7 @@ const SORT_LABELS: Record<(typeof ISSUE_SORTS)[number], string> = {
   users: "Users",
 };
 
-const control =
-  "rounded border border-line bg-canvas px-2 py-1 text-sm text-fg placeholder:text-muted";
+const control = "rounded border border-line bg-canvas px-2 py-1 text-sm text-fg";
 
 function Labelled({
   label,
@@ -39,78 +36,92 @@ function Labelled({
   );
 }
 
-/** A free-text filter with the values seen recently offered as suggestions (a datalist). */
-function SuggestInput({
-  label,
-  name,
-  value,
-  suggestions,
-  width,
-}: {
-  label: string;
-  name: string;
-  value: string | undefined;
-  suggestions: string[];
-  width: string;
-}) {
-  const id = `f-${name}`;
+/** The query with the part an error points at marked, so the eye finds it. */
+function ErrorMark({ query, error }: { query: string; error: SearchError }) {
+  const end = Math.min(query.length, error.position + error.length);
   return (
-    <>
-      <Labelled label={label} htmlFor={id}>
-        <input
-          id={id}
-          name={name}
-          list={`${id}s`}
-          defaultValue={value ?? ""}
-          placeholder="Any"
-          maxLength={200}
-          className={`${control} ${width}`}
-        />
-      </Labelled>
-      <datalist id={`${id}s`}>
-        {suggestions.map((s) => (
-          <option key={s} value={s} />
-        ))}
-      </datalist>
-    </>
+    <code className="block overflow-x-auto whitespace-pre font-mono text-xs text-muted">
+      {query.slice(0, error.position)}
+      <mark className="rounded bg-danger/20 text-danger">
+        {query.slice(error.position, end) || " "}
+      </mark>
+      {query.slice(end)}
+    </code>
   );
 }
 
 /**
- * The list's filters as a GET form: without JavaScript it loads the list's URL; with it,
- * next/form turns the submit into a client-side navigation. Paging starts over.
+ * The list's search as a GET form: the query in Sentry's language, the project, the sort and
+ * the graph's period. A query that does not parse is refused here, before leaving the page,
+ * so the list stays as it was and the error says where; without JavaScript the server says
+ * the same under the box.
  */
 export function IssueFilters({
   orgSlug,
   params,
   projects,
-  environments,
-  releases,
+  tagKeys,
+  memberEmails,
+  serverError,
 }: {
   orgSlug: string;
   params: IssueListParams;
   projects: ProjectOption[];
-  environments: string[];
-  releases: string[];
+  tagKeys: string[];
+  memberEmails: string[];
+  serverError?: SearchError;
 }) {
+  const [query, setQuery] = useState(params.query);
+  const [error, setError] = useState<{ query: string; error: SearchError } | undefined>(
+    serverError && { query: params.query, error: serverError },
+  );
+
+  function onSubmit(e: FormEvent<HTMLFormElement>) {
+    const parsed = parseSearch(query);
+    if (!parsed.ok) {
+      e.preventDefault();
+      setError({ query, error: parsed.error });
+      return;
+    }
+    setError(undefined);
+  }
+
   return (
     <Form
       action={`/${orgSlug}/issues`}
       role="search"
-      aria-label="Filter issues"
-      className="mb-3 flex flex-wrap items-end gap-2"
+      aria-label="Search issues"
+      className="mb-3 flex flex-wrap items-start gap-2"
+      onSubmit={onSubmit}
     >
-      <Labelled label="Search titles" htmlFor="f-query">
-        <input
-          id="f-query"
+      <div className="flex min-w-72 flex-1 flex-col gap-0.5">
+        <label htmlFor="issue-search" className="text-xs text-muted">
+          Search (<span className="font-mono">key:value</span> and text)
+        </label>
+        <SearchBox
+          orgSlug={orgSlug}
           name="query"
-          type="search"
-          defaultValue={params.query ?? ""}
-          placeholder="TypeError, checkout…"
-          maxLength={200}
-          className={`${control} w-56`}
+          defaultValue={params.query}
+          tagKeys={tagKeys}
+          memberEmails={memberEmails}
+          invalid={error !== undefined}
+          describedBy={error ? "search-error" : "search-help"}
+          onChange={setQuery}
         />
-      </Labelled>
+        {error ? (
+          <div id="search-error" role="alert" className="text-xs text-danger">
+            <p>{describeSearchError(error.error)}</p>
+            <ErrorMark query={error.query} error={error.error} />
+          </div>
+        ) : (
+          <p id="search-help" className="text-xs text-muted">
+            e.g.{" "}
+            <span className="font-mono">
+              is:unresolved !level:info release:latest age:-24h checkout
+            </span>
+          </p>
+        )}
+      </div>
       <Labelled label="Project" htmlFor="f-project">
         <select
           id="f-project"
@@ -126,39 +137,6 @@ export function IssueFilters({
           ))}
         </select>
       </Labelled>
-      <Labelled label="Status" htmlFor="f-status">
-        <select id="f-status" name="status" defaultValue={params.status} className={control}>
-          {ISSUE_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s === "all" ? "Any status" : s[0]?.toUpperCase() + s.slice(1)}
-            </option>
-          ))}
-        </select>
-      </Labelled>
-      <Labelled label="Level" htmlFor="f-level">
-        <select id="f-level" name="level" defaultValue={params.level ?? ""} className={control}>
-          <option value="">Any level</option>
-          {ISSUE_LEVELS.map((l) => (
-            <option key={l} value={l}>
-              {l}
-            </option>
-          ))}
-        </select>
-      </Labelled>
-      <SuggestInput
-        label="Environment"
-        name="environment"
-        value={params.environment}
-        suggestions={environments}
-        width="w-32"
-      />
-      <SuggestInput
-        label="Release"
-        name="release"
-        value={params.release}
-        suggestions={releases}
-        width="w-36"
-      />
       <Labelled label="Sort by" htmlFor="f-sort">
         <select id="f-sort" name="sort" defaultValue={params.sort} className={control}>
           {ISSUE_SORTS.map((s) => (
@@ -177,7 +155,12 @@ export function IssueFilters({
           ))}
         </select>
       </Labelled>
-      <Button variant="primary">Apply</Button>
+      <div className="flex flex-col gap-0.5">
+        <span className="text-xs" aria-hidden="true">
+          &nbsp;
+        </span>
+        <Button variant="primary">Search</Button>
+      </div>
     </Form>
   );
 }

@@ -1,32 +1,66 @@
 import { headers } from "next/headers";
 import { getDb } from "@/src/db/connection";
-import { loadIssueListResults } from "@/src/issues/list-page";
+import { loadIssueListResults, type Member } from "@/src/issues/list-page";
 import { type IssueListParams, issueListHref } from "@/src/issues/schemas";
+import { BulkBar } from "./bulk-bar";
 import { NoIssuesYet, NoMatches } from "./empty-states";
 import { IssueTable } from "./issue-table";
 import { Pagination } from "./pagination";
 
-/** The streamed part of the list page: rows, graphs and paging, or an empty state. */
+/** The streamed part of the list page: bulk actions, rows, graphs and paging, or an empty state. */
 export async function IssueResults({
   orgId,
   orgSlug,
+  userId,
   params,
+  members,
+  canWrite,
+  canDelete,
 }: {
   orgId: number;
   orgSlug: string;
+  userId: string;
   params: IssueListParams;
+  members: Member[];
+  canWrite: boolean;
+  canDelete: boolean;
 }) {
   const h = await headers();
   const origin = `${h.get("x-forwarded-proto") ?? "http"}://${h.get("host") ?? "localhost"}`;
-  const results = await loadIssueListResults(getDb(), orgId, params, origin);
+  const results = await loadIssueListResults(getDb(), { orgId, userId }, params, origin);
   if (results.kind === "no_issues")
     return <NoIssuesYet dsn={results.dsn} projectSlug={results.projectSlug} />;
+  // The bar comes first in both shapes below, so React keeps it (and the sentence saying what
+  // the last action did) when that action emptied the list.
+  const bar = canWrite && (
+    <BulkBar
+      org={orgSlug}
+      query={params.query}
+      project={params.project}
+      total={results.kind === "page" ? results.page.total : 0}
+      members={members}
+      canDelete={canDelete}
+    />
+  );
   if (results.kind === "no_matches")
-    return <NoMatches clearHref={`/${orgSlug}/issues?status=all`} />;
+    return (
+      <>
+        {bar}
+        <NoMatches clearHref={`/${orgSlug}/issues?query=`} />
+      </>
+    );
   const { page } = results;
   const paged = Boolean(params.after || params.before);
+  const emails = new Map(members.map((m) => [m.userId, m.email]));
+  const assignees = new Map(
+    [...results.assignees].map(([issueId, userId]) => [
+      issueId,
+      emails.get(userId) ?? "a former member",
+    ]),
+  );
   return (
     <>
+      {bar}
       <IssueTable
         orgSlug={orgSlug}
         params={params}
@@ -34,6 +68,9 @@ export async function IssueResults({
         sparklines={results.sparklines}
         periodLabel={results.periodLabel}
         now={results.now}
+        assignees={assignees}
+        bookmarked={results.bookmarked}
+        merged={results.merged}
       />
       <Pagination
         total={page.total}

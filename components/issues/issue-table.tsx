@@ -4,6 +4,8 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { Sparkline } from "@/components/ui/sparkline";
 import type { IssueListItem } from "@/src/issues/list-query";
 import { type IssueListParams, type IssueSort, issueListHref } from "@/src/issues/schemas";
+import { SelectPage } from "./bulk-bar";
+import { BULK_FORM } from "./bulk-form-id";
 import { ListKeys } from "./list-keys";
 
 /** Titles are event data: shown as text, clipped here so a 1 MB message cannot bloat the page. */
@@ -52,6 +54,9 @@ export function IssueTable({
   sparklines,
   periodLabel,
   now,
+  assignees,
+  bookmarked,
+  merged,
 }: {
   orgSlug: string;
   params: IssueListParams;
@@ -59,15 +64,20 @@ export function IssueTable({
   sparklines: Map<number, number[]>;
   periodLabel: string;
   now: number;
+  /** Assignee's email by issue id. */
+  assignees: Map<number, string>;
+  bookmarked: Set<number>;
+  merged: Map<number, number>;
 }) {
   return (
     <>
       <ListKeys selector="[data-issue-link]" />
       <table className="w-full table-fixed border-collapse text-left">
         <caption className="sr-only">
-          Issues. Press j and k to move through them, Enter to open one.
+          Issues. Press j and k to move through them, x to select one, Enter to open one.
         </caption>
         <colgroup>
+          <col className="w-8" />
           <col />
           <col className="w-28" />
           <col className="w-20" />
@@ -76,6 +86,9 @@ export function IssueTable({
         </colgroup>
         <thead className="border-b border-line text-xs">
           <tr>
+            <th scope="col" className="py-1.5">
+              <SelectPage />
+            </th>
             <th scope="col" className="py-1.5 font-medium text-muted">
               Issue
             </th>
@@ -117,6 +130,16 @@ export function IssueTable({
                 key={issue.id}
                 className="border-b border-line align-top focus-within:bg-raised hover:bg-surface"
               >
+                <td className="py-2">
+                  <input
+                    type="checkbox"
+                    name="id"
+                    value={issue.id}
+                    form={BULK_FORM}
+                    data-issue-select=""
+                    aria-label={`Select ${title || "issue"}`}
+                  />
+                </td>
                 <td className="min-w-0 py-1.5 pr-3">
                   <div className="flex min-w-0 items-center gap-2">
                     <Badge tone={levelTone(issue.level)}>{issue.level}</Badge>
@@ -129,9 +152,23 @@ export function IssueTable({
                       {title || "(no title)"}
                     </Link>
                     <StatusBadge issue={issue} />
+                    {bookmarked.has(issue.id) && (
+                      <span title="Bookmarked by you" className="text-warning">
+                        <span aria-hidden="true">★</span>
+                        <span className="sr-only">Bookmarked</span>
+                      </span>
+                    )}
                   </div>
                   <div className="mt-0.5 flex min-w-0 gap-2 text-xs text-muted">
                     <span className="shrink-0 font-medium">{issue.projectSlug}</span>
+                    {merged.has(issue.id) && (
+                      <Link href={`/${orgSlug}/issues/${issue.id}/merged`} className="shrink-0">
+                        +{merged.get(issue.id)} merged
+                      </Link>
+                    )}
+                    {assignees.has(issue.id) && (
+                      <span className="shrink-0">→ {assignees.get(issue.id)}</span>
+                    )}
                     {issue.culprit && (
                       <span
                         className="min-w-0 truncate font-mono"

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../db/connection";
-import { AUDIT_ACTIONS, type AuditAction } from "./record";
+import { AUDIT_ACTIONS, AUDIT_VERBS } from "./record";
 
 /**
  * Reading an organization's audit log, newest first, a page at a time (keyset on id, so a
@@ -68,26 +68,9 @@ function parseDetails(text: string | null): Record<string, unknown> | null {
   }
 }
 
-const VERBS: Record<AuditAction, string> = {
-  "member.add": "added member",
-  "member.remove": "removed member",
-  "member.role_change": "changed the role of",
-  "key.create": "created DSN key",
-  "key.enable": "enabled DSN key",
-  "key.disable": "disabled DSN key",
-  "key.delete": "deleted DSN key",
-  "key.rate_limit_change": "changed the rate limit of DSN key",
-  "project.create": "created project",
-  "project.delete": "deleted project",
-  "project.settings_change": "changed the settings of project",
-  "token.create": "created token",
-  "token.revoke": "revoked token",
-  "signin.failed": "failed to sign in as",
-};
-
 /** One line a person reads: "changed the role of ada@example.com (member → admin)". */
 export function describeEntry(row: Pick<AuditRow, "action" | "target" | "details">): string {
-  const verb = (VERBS as Record<string, string>)[row.action] ?? row.action;
+  const verb = (AUDIT_VERBS as Record<string, string>)[row.action] ?? row.action;
   const d = row.details ?? {};
   let extra = "";
   if (row.action === "member.role_change" || row.action === "key.rate_limit_change")

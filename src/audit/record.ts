@@ -2,27 +2,37 @@ import type { Kysely } from "kysely";
 import type { Database } from "../db/schema";
 
 /**
- * What the audit log records. One list, so the page and the API can name every action and a
- * typo fails to compile. Add an action here when you add a mutation an admin would want to
- * trace.
+ * What the audit log records, each with the words the log shows for it ("added member
+ * ada@example.com"). One table, so the page, the API's filter and the log name every action,
+ * and an action without words fails to compile. Add an entry when you add a mutation an
+ * admin would want to trace.
  */
-export const AUDIT_ACTIONS = [
-  "member.add",
-  "member.remove",
-  "member.role_change",
-  "key.create",
-  "key.enable",
-  "key.disable",
-  "key.delete",
-  "key.rate_limit_change",
-  "project.create",
-  "project.delete",
-  "project.settings_change",
-  "token.create",
-  "token.revoke",
-  "signin.failed",
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export const AUDIT_VERBS = {
+  "member.add": "added member",
+  "member.remove": "removed member",
+  "member.role_change": "changed the role of",
+  "key.create": "created DSN key",
+  "key.enable": "enabled DSN key",
+  "key.disable": "disabled DSN key",
+  "key.delete": "deleted DSN key",
+  "key.rate_limit_change": "changed the rate limit of DSN key",
+  "project.create": "created project",
+  "project.delete": "deleted project",
+  "project.settings_change": "changed the settings of project",
+  "token.create": "created token",
+  "token.revoke": "revoked token",
+  "signin.failed": "failed to sign in as",
+  "issue.bulk_update": "changed issues in bulk:",
+  "issue.merge": "merged issues into",
+  "issue.unmerge": "unmerged events out of",
+  "issue.delete": "deleted issue",
+  "issue.discard": "deleted and discarded issue",
+  "tombstone.remove": "stopped discarding events of",
+  "search.save_shared": "saved the organization search",
+  "search.delete_shared": "deleted the organization search",
+} as const satisfies Record<string, string>;
+export type AuditAction = keyof typeof AUDIT_VERBS;
+export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];
 
 /** Who acted: a user (label = email), or a token or the operator without a user. */
 export interface AuditActor {

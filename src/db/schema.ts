@@ -26,6 +26,12 @@ export interface Database {
   feedback: FeedbackTable;
   attachments: AttachmentTable;
   audit_log: AuditLogTable;
+  issue_bookmarks: IssueBookmarkTable;
+  issue_search: IssueSearchTable;
+  issue_hashes: IssueHashTable;
+  issue_tombstones: IssueTombstoneTable;
+  event_hashes: EventHashTable;
+  saved_searches: SavedSearchTable;
 }
 
 export interface OrganizationTable {
@@ -82,11 +88,16 @@ export interface IssueTable {
   user_count: number;
   /** JSON: { filename, function } of the culprit frame, for Sentry's metadata. */
   metadata: string;
+  /** better-auth user id of the assignee; null: unassigned (migration 014, for issue 23 A and B). */
+  assignee_user_id: Generated<string | null>;
 }
 
 export interface IssueUserTable {
   issue_id: number;
   user_key: string;
+  /** The user's email and username as first seen on the issue (migration 014, for search). */
+  email?: string | null;
+  username?: string | null;
 }
 
 /** How often each tag value was seen on an issue (see src/ingest/store/issue-tags.ts). */
@@ -310,6 +321,64 @@ export interface AuditLogTable {
   target: string | null;
   details: string | null;
   ip_address: string | null;
+  created_at: number;
+}
+
+/** Issue search and bulk triage (migration 014, src/issues/search/, src/issues/bulk/). */
+export interface IssueBookmarkTable {
+  issue_id: number;
+  user_id: string;
+  created_at: number;
+}
+
+/** Lowercase search terms of an issue, a few rows per issue (src/ingest/store/issue-search.ts). */
+export interface IssueSearchTable {
+  id: Generated<number>;
+  issue_id: number;
+  body: string;
+}
+
+/** A fingerprint merged into another issue (issue_id) or discarded (tombstone_id). */
+export interface IssueHashTable {
+  project_id: number;
+  fingerprint: string;
+  issue_id: number | null;
+  tombstone_id: number | null;
+  created_at: number;
+}
+
+/** What a "delete and discard" removed, so it can be listed and undone. */
+export interface IssueTombstoneTable {
+  id: Generated<number>;
+  project_id: number;
+  title: string;
+  culprit: string | null;
+  level: string;
+  type: string;
+  value: string;
+  metadata: string;
+  actor_user_id: string | null;
+  actor_label: string;
+  created_at: number;
+}
+
+/** The fingerprint of an event moved by a merge (events.id), for unmerge. */
+export interface EventHashTable {
+  event_id: number;
+  project_id: number;
+  fingerprint: string;
+  received_at: number;
+}
+
+/** A saved issue search: a user's own (user_id), or the organization's (user_id null). */
+export interface SavedSearchTable {
+  id: Generated<number>;
+  organization_id: number;
+  user_id: string | null;
+  name: string;
+  query: string;
+  sort: string | null;
+  created_by: string | null;
   created_at: number;
 }
 

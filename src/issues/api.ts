@@ -3,36 +3,9 @@ import { serializeEvent, serializeIssue } from "../api/serialize";
 import type { Db } from "../db/connection";
 import { AppError, isAppError } from "../errors";
 import { latestIssueEvent, listIssueEvents } from "../events/queries";
-import { findProjectBySlugs } from "../projects/queries";
-import { getIssue, listIssues } from "./queries";
+import { getIssue } from "./queries";
 
-/** The issue endpoints of the read API, in Sentry's shapes. */
-export async function projectIssuesResponse(
-  db: Db,
-  orgSlug: string,
-  projectSlug: string,
-  query: string | null,
-) {
-  const project = await findProjectBySlugs(db, orgSlug, projectSlug);
-  if (!project) throw new AppError("not_found", "project not found");
-  const text = freeText(query ?? "");
-  const issues = await listIssues(db, { projectId: project.id, text });
-  return issues.map((i) => serializeIssue(i, project));
-}
-
-/**
- * Sentry's search syntax mixes `key:value` filters with free text; the filters are for a
- * later issue, the free text matches titles. `is:unresolved`, the default query of
- * Sentry's tools, must not turn into a text match.
- */
-function freeText(query: string): string | undefined {
-  const words = query
-    .split(/\s+/)
-    .filter((w) => w && !/^[a-z_.]+:/i.test(w))
-    .join(" ")
-    .slice(0, 200);
-  return words || undefined;
-}
+/** The issue endpoints of the read API, in Sentry's shapes (lists: search-api.ts). */
 
 /** The issue, if it exists and the caller may see its organization: else one 404 for both. */
 async function issueOrThrow(db: Db, check: OrgCheck, id: number) {

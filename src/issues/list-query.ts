@@ -1,8 +1,9 @@
 import { type ExpressionBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database, IssueStatus } from "../db/schema";
-import { MAX_TAG_VALUE_LENGTH } from "../ingest/store/issue-tags";
-import { decodeCursor, encodeCursor, type IssueListParams, type IssueSort } from "./schemas";
+import { decodeCursor, encodeCursor, type IssueSort } from "./schemas";
+import { searchCondition } from "./search/compile";
+import type { ResolvedSearch } from "./search/resolve";
 
 /**
  * The organization's issue list: filters, one of four sort orders, and keyset pagination
@@ -34,10 +35,14 @@ export interface IssueListPage {
   before?: string;
 }
 
-export interface IssueListQuery extends Omit<IssueListParams, "project" | "period"> {
+export interface IssueListQuery {
   orgId: number;
-  /** Resolved from the `project` slug by the caller; null: the slug names no project here. */
-  projectId?: number | null;
+  /** The projects to list; undefined: all of the organization's; empty: none. */
+  projectIds?: number[];
+  search: ResolvedSearch;
+  sort: IssueSort;
+  after?: string;
+  before?: string;
   limit?: number;
 }
 
@@ -55,49 +60,23 @@ const SORT_FIELDS = {
   users: "users",
 } as const satisfies Record<IssueSort, keyof IssueListItem>;
 
-function filtered(db: Db, q: IssueListQuery) {
+export type IssueScope = Pick<IssueListQuery, "orgId" | "projectIds" | "search">;
+
+/** The organization's issues matching the search: what the list, the API and bulk actions read. */
+export function matchingIssues(db: Db, q: IssueScope) {
   let query = db.kysely
     .selectFrom("issues")
     .innerJoin("projects", "projects.id", "issues.project_id")
     .where("projects.organization_id", "=", q.orgId);
-  // A project slug that is not in this organization matches nothing (never another org's).
-  if (q.projectId !== undefined) query = query.where("issues.project_id", "=", q.projectId ?? -1);
-  if (q.status !== "all") query = query.where("issues.status", "=", q.status);
-  if (q.level) query = query.where("issues.level", "=", q.level);
-  if (q.query) {
-    const pattern = `%${q.query.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    // ESCAPE is spelled out: SQLite has no default escape character for LIKE.
-    query = query.where(sql<boolean>`lower(issues.title) LIKE ${pattern} ESCAPE '\\'`);
+  // Projects are the caller's choice among the organization's: never another org's.
+  if (q.projectIds !== undefined) {
+    query =
+      q.projectIds.length > 0
+        ? query.where("issues.project_id", "in", q.projectIds)
+        : query.where(sql<boolean>`1 = 0`);
   }
-  // Issues carry no environment or release; an issue matches when one of its events does.
-  if (q.environment) {
-    const environment = q.environment;
-    query = query.where((eb) => taggedWith(eb, "environment", environment));
-  }
-  if (q.release) {
-    const release = q.release;
-    query = query.where((eb) => taggedWith(eb, "release", release));
-  }
-  return query;
-}
-
-/**
- * Environment and release are counted per issue in `issue_tags` (src/ingest/store/issue-tags.ts),
- * so the filter is one primary-key probe per candidate issue, and events need no index of
- * their own for it (each index on events costs every ingested event a b-tree insert).
- */
-function taggedWith(
-  eb: ExpressionBuilder<Database & { issues: Database["issues"] }, "issues">,
-  key: "environment" | "release",
-  value: string,
-) {
-  return eb.exists(
-    eb
-      .selectFrom("issue_tags")
-      .select(sql.lit(1).as("one"))
-      .whereRef("issue_tags.issue_id", "=", "issues.id")
-      .where("issue_tags.key", "=", key)
-      .where("issue_tags.value", "=", value.slice(0, MAX_TAG_VALUE_LENGTH)),
+  return query.where((eb) =>
+    searchCondition(eb as unknown as ExpressionBuilder<Database, "issues">, q.search, db.dialect),
   );
 }
 
@@ -107,7 +86,7 @@ export async function listOrgIssues(db: Db, q: IssueListQuery): Promise<IssueLis
   const backwards = q.before !== undefined;
   const cursor = q.after ?? q.before;
 
-  let query = filtered(db, q)
+  let query = matchingIssues(db, q)
     .select([
       "issues.id as id",
       "projects.slug as projectSlug",
@@ -138,7 +117,7 @@ export async function listOrgIssues(db: Db, q: IssueListQuery): Promise<IssueLis
 
   const [rows, count] = await Promise.all([
     query.execute(),
-    filtered(db, q)
+    matchingIssues(db, q)
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .executeTakeFirstOrThrow(),
   ]);

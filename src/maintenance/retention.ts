@@ -27,6 +27,8 @@ export interface RetentionTable {
  */
 export const RETENTION_TABLES: RetentionTable[] = [
   { table: "events", timeColumn: "received_at" },
+  // Where merged events came from (migration 014): as long as the events.
+  { table: "event_hashes", timeColumn: "received_at" },
   // After the events: a block goes once its newest event is past the cutoff.
   { table: "event_blocks", timeColumn: "received_at" },
   { table: "spans", timeColumn: "received_at" },
@@ -134,7 +136,15 @@ class Job {
         await sql`delete from issue_tags where issue_id in (${sql.join(ids)})`.execute(
           this.db.kysely,
         );
-        for (const table of ["issue_users", "events"]) {
+        // issue_search, issue_bookmarks, issue_hashes: search terms, bookmarks and merged
+        // fingerprints of the issue (migration 014); a discarded fingerprint stays discarded.
+        for (const table of [
+          "issue_users",
+          "issue_search",
+          "issue_bookmarks",
+          "issue_hashes",
+          "events",
+        ]) {
           for (;;) {
             const rows = await this.deleteBatch(table, sql`issue_id in (${sql.join(ids)})`);
             if (rows.length < this.batchSize || (await this.pause())) break;

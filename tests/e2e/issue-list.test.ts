@@ -130,9 +130,10 @@ describe("issue list", () => {
       await page.keyboard.press("k");
       expect(await focusedHref()).toBe(hrefs[1]);
       await screenshot(page, "issue-list-focus");
-      await page.getByLabel("Search titles").fill("jk");
+      const search = page.getByRole("combobox", { name: "Search issues" });
+      await search.fill("jk");
       expect(await focusedHref()).toBeNull();
-      expect(await page.getByLabel("Search titles").inputValue()).toBe("jk");
+      expect(await search.inputValue()).toBe("jk");
 
       // Sorting by a column header; the issue with two events comes first. Like the filters
       // below, it is a client-side navigation: the page's JavaScript state survives.
@@ -150,10 +151,10 @@ describe("issue list", () => {
         "sorted by events",
       );
 
-      // Filters by text, then level + environment, through the form.
-      await page.getByLabel("Search titles").fill("order");
-      await page.getByRole("button", { name: "Apply" }).click();
-      await page.waitForURL(/query=order/);
+      // Searches by text, then level + environment, through the form.
+      await search.fill("is:unresolved order");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.waitForURL(/query=is%3Aunresolved\+order/);
       // The form picked up the sort the header link chose.
       expect(new URL(page.url()).searchParams.get("sort")).toBe("events");
       await waitFor(async () => (await links.count()) === 1, 10_000, "text filter");
@@ -164,21 +165,18 @@ describe("issue list", () => {
         true,
       );
 
-      await page.getByLabel("Search titles").fill("");
-      // The environments of recent events are offered as suggestions for the free-text field.
-      const suggested = await page
-        .locator("#f-environments option")
-        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
-      expect(suggested).toContain("staging");
-      expect(await page.getByLabel("Environment").getAttribute("list")).toBe("f-environments");
-      await page.getByLabel("Level").selectOption("warning");
-      await page.getByLabel("Environment").fill("staging");
-      await page.getByRole("button", { name: "Apply" }).click();
-      await page.waitForURL(/level=warning/);
+      // The environments of the stored events are offered while typing the key's value.
+      await search.fill("level:warning environment:");
+      await search.press("End");
+      await search.pressSequentially("s");
+      await page.getByRole("option", { name: "staging" }).waitFor();
+      await search.fill("level:warning environment:staging");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
+      await page.waitForURL(/level%3Awarning/);
       await waitFor(async () => (await links.count()) === 1, 10_000, "level filter");
       expect(await links.first().textContent()).toBe("Error: Checkout slow for cart 7");
-      await page.getByLabel("Environment").fill("e2e");
-      await page.getByRole("button", { name: "Apply" }).click();
+      await search.fill("level:warning environment:e2e");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
       await page.getByText("No issues match these filters.").waitFor();
       await page.getByRole("link", { name: "Clear the filters" }).click();
       await waitFor(async () => (await links.count()) === 5, 10_000, "cleared filters");
@@ -201,9 +199,9 @@ describe("issue list", () => {
     const page = await context.newPage();
     try {
       await page.goto(`${server.url}/acme/issues?sort=chaos`);
-      await page.getByText(/Ignored a filter that could not be read \(sort\)/).waitFor();
-      await page.getByLabel("Search titles").fill("TypeError");
-      await page.getByRole("button", { name: "Apply" }).click();
+      await page.getByText(/Ignored a parameter that could not be read \(sort\)/).waitFor();
+      await page.getByRole("combobox", { name: "Search issues" }).fill("TypeError");
+      await page.getByRole("button", { name: "Search", exact: true }).click();
       await page.waitForURL(/query=TypeError/);
       const titles = await page.locator("[data-issue-link]").allTextContents();
       expect(titles).toEqual(["TypeError: Cannot read properties of undefined (reading 'total')"]);

@@ -19,6 +19,7 @@ import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import { prepareEvent } from "./prepare-event";
 import { type ProjectProcessing, processingFor, type SettingsByProject } from "./project-settings";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
+import { searchTerms } from "./search-terms";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
 
@@ -47,6 +48,11 @@ export interface StorableEvent {
   /** The grouping without its components, which only feed the hash (see addEvent). */
   grouping: Omit<Grouping, "components">;
   userKey: string | undefined;
+  /** The user's email and username, for `user.email:` / `user.username:` search. */
+  userEmail?: string;
+  userName?: string;
+  /** Lowercase free-text search terms new in this batch for the fingerprint (search-terms.ts). */
+  searchTerms: readonly string[];
   /** Compressed on its own (events over LARGE_EVENT); the others are in a block. */
   payload?: Buffer;
   /** Where the event lies in `StorableBatch.blocks` (see event-blocks.ts). */
@@ -306,6 +312,9 @@ function addEvent(
     event: summarize(event),
     grouping,
     userKey: userKey(event.user),
+    userEmail: event.user?.email,
+    userName: event.user?.username,
+    searchTerms: searchTerms(event, grouping, batch),
     ...(byteLength(json) > LARGE_EVENT
       ? { payload: encodeRawEvent(Array.isArray(json) ? Buffer.concat(json) : json) }
       : { raw: json }),

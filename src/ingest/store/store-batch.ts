@@ -4,6 +4,8 @@ import { encodeBlockSlice } from "../../events/payload";
 import { type BlockSlice, type EventBlock, usedBlocks } from "../process/event-blocks";
 import type { StorableBatch, StorableEvent } from "../process/process-envelopes";
 import { BulkStatement } from "./bulk-statement";
+import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
+import { indexIssueSearch } from "./issue-search";
 import { countIssueTags } from "./issue-tags";
 import { storeLogs } from "./logs";
 import { storeProtocolItems } from "./protocol-items";
@@ -28,7 +30,12 @@ interface IssueGroup {
 }
 
 export async function storeBatch(batch: StorableBatch, trx: Transaction<Database>): Promise<void> {
-  const events = await dropDuplicates(batch, trx);
+  // Merged fingerprints go to their issue, discarded ones no further (fingerprint-routes.ts).
+  const { kept: events, moved } = await routeFingerprints(
+    await dropDuplicates(batch, trx),
+    batch.outcomes,
+    trx,
+  );
   if (events.length > 0) {
     const groups = groupByIssue(events);
     await upsertIssues(groups, trx);
@@ -43,6 +50,11 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
       })),
       trx,
     );
+    await indexIssueSearch(
+      events.map((e) => ({ issueId: issueIdOf(e, groups), terms: e.searchTerms })),
+      trx,
+    );
+    if (moved.length > 0) await recordRoutedEvents(moved, trx);
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
   await storeSpans(batch.spans, trx);
@@ -306,8 +318,10 @@ async function insertEvents(
   }
 }
 
-const insertIssueUserRows = new BulkStatement<{ issue_id: number; user_key: string }>(
-  ["issue_id", "user_key"],
+type IssueUserRow = Insertable<Database["issue_users"]>;
+
+const insertIssueUserRows = new BulkStatement<IssueUserRow>(
+  ["issue_id", "user_key", "email", "username"],
   (trx, rows) =>
     trx
       .insertInto("issue_users")
@@ -322,11 +336,16 @@ async function countUsers(
   groups: Map<string, IssueGroup>,
   trx: Transaction<Database>,
 ): Promise<void> {
-  const pairs = new Map<string, { issue_id: number; user_key: string }>();
+  const pairs = new Map<string, IssueUserRow>();
   for (const e of events) {
     if (!e.userKey) continue;
     const issueId = issueIdOf(e, groups);
-    pairs.set(`${issueId}:${e.userKey}`, { issue_id: issueId, user_key: e.userKey });
+    pairs.set(`${issueId}:${e.userKey}`, {
+      issue_id: issueId,
+      user_key: e.userKey,
+      email: e.userEmail ?? null,
+      username: e.userName ?? null,
+    });
   }
   const list = [...pairs.values()];
   const added = new Map<number, number>();
