@@ -120,6 +120,15 @@ const EnvSchema = z.object({
       message: "must be smtp://[user:pass@]host[:port] or smtps://…",
     })
     .optional(),
+  /**
+   * `1` lets an organization's single sign-on issuer be on a private or loopback address (an
+   * identity provider inside the company network). Off, an issuer URL is refused unless its
+   * host resolves to public addresses only, so an owner cannot make the server probe inside.
+   */
+  FAULTLINE_SSO_ALLOW_PRIVATE_ISSUERS: z
+    .enum(["0", "1"])
+    .default("0")
+    .transform((v) => v === "1"),
   /** The From of Faultline's mail. */
   FAULTLINE_EMAIL_FROM: z.string().min(3).default("Faultline <faultline@localhost>"),
 });

@@ -11,12 +11,15 @@ export function AuthForm({
   action,
   submitLabel,
   children,
+  footer,
 }: {
   title: string;
   intro?: ReactNode;
   action: (formData: FormData) => Promise<void>;
   submitLabel: string;
   children: ReactNode;
+  /** Below the form, inside the card (another way in). */
+  footer?: ReactNode;
 }) {
   return (
     <main className="mx-auto mt-[10vh] max-w-sm px-6">
@@ -30,6 +33,7 @@ export function AuthForm({
             {submitLabel}
           </Button>
         </form>
+        {footer}
       </div>
     </main>
   );

@@ -30,6 +30,13 @@ export const AUDIT_VERBS = {
   "tombstone.remove": "stopped discarding events of",
   "search.save_shared": "saved the organization search",
   "search.delete_shared": "deleted the organization search",
+  "member.leave": "left the organization:",
+  "member.ownership_transfer": "transferred ownership to",
+  "invitation.create": "invited",
+  "invitation.revoke": "revoked the invitation of",
+  "invitation.accept": "accepted the invitation:",
+  "sso.update": "changed single sign-on:",
+  "sso.delete": "removed single sign-on:",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

@@ -24,6 +24,8 @@ export const ACTIONS = [
   "members.write",
   /** Make, demote and remove owners. */
   "owners.write",
+  /** Single sign-on: the identity provider, who it admits, whether it is required. */
+  "sso.write",
   "org.delete",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -40,6 +42,7 @@ export const PERMISSIONS = {
     "org.write",
     "members.write",
     "owners.write",
+    "sso.write",
     "org.delete",
   ],
   admin: [

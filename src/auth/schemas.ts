@@ -9,6 +9,18 @@ export const signInSchema = z.object({
   password: z.string().min(1, "Enter your password").max(MAX_PASSWORD_LENGTH),
 });
 
+export const ssoSignInSchema = z.object({
+  email,
+  /** Only when two organizations admit the same domain. */
+  org: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(50)
+    .optional()
+    .transform((v) => v || undefined),
+});
+
 const newPassword = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters for the password`)

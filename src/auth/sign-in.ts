@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import { recordAudit } from "../audit/record";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
+import { ssoRequiredInstead } from "../sso/password";
 import type { FaultlineAuth } from "./auth";
 import { clientIpFromHeaders } from "./client-ip";
 import { clearRateLimit, consumeRateLimit, refundRateLimit } from "./rate-limit";
@@ -20,7 +21,7 @@ export const SIGN_IN_LIMITS = {
 
 export type SignInResult =
   | { ok: true; userId: string }
-  | { ok: false; reason: "invalid_credentials" | "rate_limited" };
+  | { ok: false; reason: "invalid_credentials" | "rate_limited" | "sso_required" };
 
 export async function signInWithPassword(
   deps: { db: Db; auth: FaultlineAuth },
@@ -36,6 +37,9 @@ export async function signInWithPassword(
   }
   if (!(await consumeRateLimit(deps.db, accountKey, SIGN_IN_LIMITS.perAccount)).allowed) {
     return { ok: false, reason: "rate_limited" };
+  }
+  if (await ssoRequiredInstead(deps, { email, password: input.password })) {
+    return { ok: false, reason: "sso_required" };
   }
   const session = await startSession(
     deps.auth,

@@ -32,6 +32,10 @@ export interface Database {
   issue_tombstones: IssueTombstoneTable;
   event_hashes: EventHashTable;
   saved_searches: SavedSearchTable;
+  issue_activity: IssueActivityTable;
+  release_first_seen: ReleaseFirstSeenTable;
+  invitations: InvitationTable;
+  sso_providers: SsoProviderTable;
 }
 
 export interface OrganizationTable {
@@ -88,8 +92,10 @@ export interface IssueTable {
   user_count: number;
   /** JSON: { filename, function } of the culprit frame, for Sentry's metadata. */
   metadata: string;
-  /** better-auth user id of the assignee; null: unassigned (migration 014, for issue 23 A and B). */
+  /** The member the issue is assigned to (migration 014), null when nobody. */
   assignee_user_id: Generated<string | null>;
+  /** JSON condition of a resolved or ignored status (src/issues/status-details.ts). */
+  status_details: Generated<string | null>;
 }
 
 export interface IssueUserTable {
@@ -395,4 +401,49 @@ export interface ProjectTable {
   safe_fields: Generated<string>;
   allowed_domains: Generated<string>;
   inbound_filters: Generated<string>;
+}
+
+/** One entry of an issue's timeline: a comment or a change (see migration 015). */
+export interface IssueActivityTable {
+  id: Generated<number>;
+  issue_id: number;
+  kind: string;
+  user_id: string | null;
+  data: string | null;
+  created_at: number;
+  updated_at: number | null;
+}
+
+/** When each release of a project was first seen: orders releases that are not semver. */
+export interface ReleaseFirstSeenTable {
+  project_id: number;
+  version: string;
+  first_seen: number;
+}
+
+export interface InvitationTable {
+  id: Generated<number>;
+  organization_id: number;
+  email: string;
+  role: "owner" | "admin" | "member" | "viewer";
+  token_hash: string;
+  invited_by_user_id: string | null;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  accepted_by_user_id: string | null;
+  revoked_at: number | null;
+}
+
+/** An organization's OpenID Connect provider (src/sso/). */
+export interface SsoProviderTable {
+  organization_id: number;
+  issuer: string;
+  client_id: string;
+  client_secret: string;
+  allowed_domains: string;
+  default_role: "admin" | "member" | "viewer";
+  required: Generated<number>;
+  created_at: number;
+  updated_at: number;
 }

@@ -24,7 +24,7 @@ export async function triageIssue(
 ): Promise<{ id: number; status: IssueStatus }> {
   const row = await db.kysely
     .updateTable("issues")
-    .set({ status: TARGET[action], substatus: null })
+    .set({ status: TARGET[action], substatus: null, status_details: null })
     .where("id", "=", issueId)
     .where("project_id", "in", (eb) =>
       eb.selectFrom("projects").select("id").where("organization_id", "=", orgId),

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from "kysely";
-import { type AuditActor, type AuditEntry, recordAudit } from "../audit/record";
+import { recordAudit } from "../audit/record";
 import type { FaultlineAuth } from "../auth/auth";
 import { createPasswordUser, generateTemporaryPassword } from "../auth/credentials";
 import { can, type Role } from "../auth/permissions";
@@ -7,6 +7,7 @@ import { type AccountsDatabase, accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
 import { AppError } from "../errors";
+import { unassignMember } from "../issues/assignment";
 
 /**
  * Membership changes and their rules. The caller has already established that the actor may
@@ -16,12 +17,9 @@ import { AppError } from "../errors";
 export interface Actor {
   userId: string;
   role: Role;
-  /** How the audit log names the actor (email, address); else by user id alone. */
-  audit?: AuditActor;
-}
-
-function auditActor(actor: Actor): AuditActor {
-  return actor.audit ?? { userId: actor.userId, label: actor.userId };
+  /** How the audit log shows the actor (their email) and where the request came from. */
+  label?: string;
+  ip?: string | null;
 }
 
 export interface AddedMember {
@@ -52,23 +50,23 @@ export async function addMember(
     const name = email.split("@")[0] ?? email;
     userId = (await createPasswordUser(deps.auth, { email, name, password: temporaryPassword })).id;
   }
-  const member = userId;
-  await kdb.transaction().execute(async (trx) => {
-    const inserted = await trx
+  const memberId = userId;
+  const inserted = await kdb.transaction().execute(async (trx) => {
+    const row = await trx
       .insertInto("members")
-      .values({ organization_id: orgId, user_id: member, role: input.role, created_at: Date.now() })
+      .values({
+        organization_id: orgId,
+        user_id: memberId,
+        role: input.role,
+        created_at: Date.now(),
+      })
       .onConflict((oc) => oc.columns(["organization_id", "user_id"]).doNothing())
       .returning("user_id")
       .executeTakeFirst();
-    if (!inserted) throw new AppError("bad_request", `${email} is already a member`);
-    await audit(trx, {
-      orgId,
-      actor: auditActor(actor),
-      action: "member.add",
-      target: email,
-      details: { role: input.role, accountCreated: temporaryPassword !== undefined },
-    });
+    if (row) await audit(trx, orgId, actor, "member.add", email, { role: input.role });
+    return row;
   });
+  if (!inserted) throw new AppError("bad_request", `${email} is already a member`);
   return { email, role: input.role, temporaryPassword };
 }
 
@@ -90,12 +88,9 @@ export async function changeMemberRole(
       .where("user_id", "=", input.userId)
       .execute();
     if (current !== input.role)
-      await audit(trx, {
-        orgId,
-        actor: auditActor(actor),
-        action: "member.role_change",
-        target: await emailOf(trx, input.userId),
-        details: { from: current, to: input.role },
+      await audit(trx, orgId, actor, "member.role_change", await emailOf(trx, input.userId), {
+        from: current,
+        to: input.role,
       });
   });
 }
@@ -115,22 +110,91 @@ export async function removeMember(
       .where("organization_id", "=", orgId)
       .where("user_id", "=", input.userId)
       .execute();
+    await unassignMember(appTables(trx), orgId, input.userId);
     // A removed member is signed out everywhere at once: a session is not tied to one
     // organization, and one left open would keep whatever its browser had loaded.
     await sql`delete from "session" where "userId" = ${input.userId}`.execute(trx);
-    await audit(trx, {
-      orgId,
-      actor: auditActor(actor),
-      action: "member.remove",
-      target: await emailOf(trx, input.userId),
-      details: { role: current },
+    await audit(trx, orgId, actor, "member.remove", await emailOf(trx, input.userId), {
+      role: current,
     });
   });
 }
 
-/** recordAudit on the accounts transaction (the same connection, wider table types). */
-function audit(trx: Trx, entry: AuditEntry): Promise<void> {
-  return recordAudit(trx as unknown as Kysely<Database>, entry);
+/**
+ * The actor leaves the organization. The last owner cannot: someone else must be made owner
+ * first. Their issues are left unassigned.
+ */
+export async function leaveOrganization(db: Db, orgId: number, actor: Actor): Promise<void> {
+  await inOrgTransaction(db, orgId, async (trx) => {
+    const current = await roleOf(trx, orgId, actor.userId);
+    if (current === "owner") await assertAnotherOwner(trx, orgId);
+    await trx
+      .deleteFrom("members")
+      .where("organization_id", "=", orgId)
+      .where("user_id", "=", actor.userId)
+      .execute();
+    await unassignMember(appTables(trx), orgId, actor.userId);
+    await audit(trx, orgId, actor, "member.leave", actor.label ?? null, { role: current });
+  });
+}
+
+/**
+ * An owner hands the organization to another member: they become owner, the actor stays on
+ * as admin (owners may still make several owners through roles; this is the one-step handover).
+ */
+export async function transferOwnership(
+  db: Db,
+  orgId: number,
+  actor: Actor,
+  input: { userId: string },
+): Promise<void> {
+  if (!can(actor.role, "owners.write")) {
+    throw new AppError("forbidden", "only an owner can transfer ownership");
+  }
+  if (input.userId === actor.userId) throw new AppError("bad_request", "You are the owner already");
+  await inOrgTransaction(db, orgId, async (trx) => {
+    // Both must still be members, the actor still an owner, when the change is made.
+    const mine = await roleOf(trx, orgId, actor.userId);
+    if (mine !== "owner") throw new AppError("forbidden", "only an owner can transfer ownership");
+    const theirs = await roleOf(trx, orgId, input.userId);
+    await trx
+      .updateTable("members")
+      .set({ role: "owner" })
+      .where("organization_id", "=", orgId)
+      .where("user_id", "=", input.userId)
+      .execute();
+    await trx
+      .updateTable("members")
+      .set({ role: "admin" })
+      .where("organization_id", "=", orgId)
+      .where("user_id", "=", actor.userId)
+      .execute();
+    await audit(trx, orgId, actor, "member.ownership_transfer", await emailOf(trx, input.userId), {
+      previousRole: theirs,
+    });
+  });
+}
+
+async function audit(
+  trx: Trx,
+  orgId: number,
+  actor: Actor,
+  action:
+    | "member.add"
+    | "member.remove"
+    | "member.role_change"
+    | "member.leave"
+    | "member.ownership_transfer",
+  target: string | null,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await recordAudit(appTables(trx), {
+    orgId,
+    actor: { userId: actor.userId, label: actor.label ?? actor.userId, ip: actor.ip },
+    action,
+    target,
+    details,
+  });
 }
 
 async function emailOf(trx: Trx, userId: string): Promise<string> {
@@ -142,13 +206,18 @@ async function emailOf(trx: Trx, userId: string): Promise<string> {
   return row?.email ?? userId;
 }
 
-type Trx = Transaction<AccountsDatabase>;
+export type Trx = Transaction<AccountsDatabase>;
+
+/** The app's tables through an accounts transaction: the same connection, typed narrower. */
+export function appTables(trx: Trx): Kysely<Database> {
+  return trx as unknown as Kysely<Database>;
+}
 
 /**
  * On PostgreSQL the organization's row is locked for the transaction, so two owners demoting
  * each other at once cannot both see "another owner is left". SQLite runs one writer anyway.
  */
-async function inOrgTransaction(db: Db, orgId: number, run: (trx: Trx) => Promise<void>) {
+export async function inOrgTransaction(db: Db, orgId: number, run: (trx: Trx) => Promise<void>) {
   await accountsDb(db)
     .transaction()
     .execute(async (trx) => {
@@ -181,13 +250,13 @@ function assertMayChange(actor: Actor, targetRole: Role): void {
   }
 }
 
-function assertMayGrant(actor: Actor, role: Role): void {
+export function assertMayGrant(actor: Actor, role: Role): void {
   if (role === "owner" && !can(actor.role, "owners.write")) {
     throw new AppError("forbidden", "only an owner can make someone an owner");
   }
 }
 
-async function assertAnotherOwner(trx: Trx, orgId: number): Promise<void> {
+export async function assertAnotherOwner(trx: Trx, orgId: number): Promise<void> {
   const owners = await trx
     .selectFrom("members")
     .select((eb) => eb.fn.countAll<number>().as("n"))

@@ -12,3 +12,10 @@ export const addMemberSchema = z.object({
 export const changeRoleSchema = z.object({ userId, role });
 
 export const removeMemberSchema = z.object({ userId });
+
+export const inviteSchema = addMemberSchema;
+export const revokeInvitationSchema = z.object({
+  invitationId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+});
+export const transferOwnershipSchema = z.object({ userId });
+export const leaveSchema = z.object({});

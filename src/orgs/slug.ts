@@ -10,6 +10,7 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   "api",
   "e2e",
   "healthz",
+  "invite",
   "monitoring",
   "new",
   "organizations",

@@ -26,6 +26,8 @@ describe("the permission table", () => {
     expect(can("admin", "members.write")).toBe(true);
     expect(can("admin", "owners.write")).toBe(false);
     expect(can("admin", "org.delete")).toBe(false);
+    // Single sign-on decides who gets in: an owner's to set.
+    expect(ROLES.filter((r) => can(r, "sso.write"))).toEqual(["owner"]);
     expect(ACTIONS.filter((a) => can("member", a))).toEqual([
       "org.read",
       "issues.write",

@@ -3,10 +3,12 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getAuth } from "@/src/auth/auth";
-import { safeNextPath, signInSchema } from "@/src/auth/schemas";
+import { safeNextPath, signInSchema, ssoSignInSchema } from "@/src/auth/schemas";
 import { signInWithPassword } from "@/src/auth/sign-in";
 import { getDb } from "@/src/db/connection";
 import { firstOrgSlugOf } from "@/src/orgs/queries";
+import { publicBaseUrl } from "@/src/projects/base-url";
+import { startSsoSignIn } from "@/src/sso/start";
 
 /** Errors go back to the form as a code in the URL, so the page works without JavaScript. */
 export async function signIn(formData: FormData): Promise<void> {
@@ -23,6 +25,24 @@ export async function signIn(formData: FormData): Promise<void> {
   );
   if (!result.ok) redirect(back(result.reason));
   redirect(next ?? `/${(await firstOrgSlugOf(db, result.userId)) ?? ""}`);
+}
+
+/** "Sign in with SSO": off to the identity provider of the organization of the email's domain. */
+export async function signInWithSso(formData: FormData): Promise<void> {
+  const next = safeNextPath(formData.get("next"));
+  const back = (error: string) =>
+    `/sign-in?error=${error}${next ? `&next=${encodeURIComponent(next)}` : ""}`;
+  const parsed = ssoSignInSchema.safeParse(Object.fromEntries(formData));
+  if (!parsed.success) redirect(back("invalid_sso_input"));
+  const requestHeaders = await headers();
+  const started = await startSsoSignIn(
+    getDb(),
+    { ...parsed.data, next },
+    requestHeaders,
+    publicBaseUrl(requestHeaders),
+  );
+  if (!started.ok) redirect(back(started.reason));
+  redirect(started.url);
 }
 
 export async function signOut(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
+import { AssignmentTabs } from "@/components/issues/assignment-tabs";
 import { IssueFilters } from "@/components/issues/issue-filters";
 import { IssueResults, IssueResultsSkeleton } from "@/components/issues/issue-results";
 import { ListTabs } from "@/components/issues/list-tabs";
@@ -34,6 +35,7 @@ export default async function IssuesPage({
     <main style={page}>
       <OrgNav ctx={ctx} current="issues" />
       <h1 className="mb-2 text-lg font-semibold">Issues</h1>
+      <AssignmentTabs orgSlug={ctx.org.slug} query={list.query} />
       {invalid.length > 0 && (
         <p role="status" className="mb-2 text-warning">
           Ignored {invalid.length === 1 ? "a parameter" : "parameters"} that could not be read (

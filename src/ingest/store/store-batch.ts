@@ -6,6 +6,7 @@ import type { StorableBatch, StorableEvent } from "../process/process-envelopes"
 import { BulkStatement } from "./bulk-statement";
 import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
 import { indexIssueSearch } from "./issue-search";
+import { applyHeldStatuses, type HeldIssue, noteReleases } from "./issue-status";
 import { countIssueTags } from "./issue-tags";
 import { storeLogs } from "./logs";
 import { storeProtocolItems } from "./protocol-items";
@@ -38,7 +39,8 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
   );
   if (events.length > 0) {
     const groups = groupByIssue(events);
-    await upsertIssues(groups, trx);
+    await noteReleases(events, trx);
+    const held = await upsertIssues(groups, trx);
     const blockIds = await insertBlocks(batch.blocks, events, trx);
     await insertEvents(events, groups, blockIds, trx);
     await countUsers(events, groups, trx);
@@ -55,6 +57,15 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
       trx,
     );
     if (moved.length > 0) await recordRoutedEvents(moved, trx);
+    if (held.length > 0) {
+      const refs = events.map((e) => ({
+        issueId: issueIdOf(e, groups),
+        release: e.event.release,
+        receivedAt: e.receivedAt,
+        timestamp: e.event.timestamp,
+      }));
+      await applyHeldStatuses(held, refs, trx);
+    }
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
   await storeSpans(batch.spans, trx);
@@ -166,29 +177,20 @@ const upsertIssueRows = new BulkStatement<IssueRow>(
           level: newerWins("level"),
           value: newerWins("value"),
           metadata: newerWins("metadata"),
-          // A new event on a resolved issue reopens it, marked as a regression.
-          substatus: sql<
-            string | null
-          >`CASE WHEN issues.status = 'resolved' THEN 'regressed' ELSE issues.substatus END`,
-          status: sql<
-            "unresolved" | "resolved" | "ignored"
-          >`CASE WHEN issues.status = 'resolved' THEN 'unresolved' ELSE issues.status END`,
+          // Status is left as it was and returned: issue-status.ts reopens what it must.
         })),
       )
-      .returning(["id", "project_id", "fingerprint"]),
+      .returning(["id", "project_id", "fingerprint", "status", "status_details", "times_seen"]),
 );
 
 async function upsertIssues(
   groups: Map<string, IssueGroup>,
   trx: Transaction<Database>,
-): Promise<void> {
+): Promise<HeldIssue[]> {
+  const held: HeldIssue[] = [];
   const list = [...groups.values()];
   for (let i = 0; i < list.length; i += CHUNK) {
-    const rows = await upsertIssueRows.execute<{
-      id: number;
-      project_id: number;
-      fingerprint: string;
-    }>(
+    const rows = await upsertIssueRows.execute<HeldIssue & { fingerprint: string }>(
       trx,
       list.slice(i, i + CHUNK).map((g): IssueRow => {
         const { grouping, event } = g.newest;
@@ -214,8 +216,10 @@ async function upsertIssues(
     for (const row of rows) {
       const g = groups.get(groupKey(row.project_id, row.fingerprint));
       if (g) g.issueId = row.id;
+      if (row.status !== "unresolved") held.push(row);
     }
   }
+  return held;
 }
 
 function newerWins(column: "title" | "culprit" | "level" | "value" | "metadata") {

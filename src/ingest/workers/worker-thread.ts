@@ -3,6 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { openDb } from "../../db/connection";
 import { FALLBACK_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "../../db/wal-checkpointer";
 import { env } from "../../env";
+import { startSnoozeSweep } from "../../issues/snooze-sweep";
 import { startRetention } from "../../maintenance/retention";
 import { openQueueReader } from "../queue/queue";
 import { IngestWorker } from "./ingest-worker";
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
             : path.resolve(config.FAULTLINE_DATA_DIR),
         })
       : undefined;
+  const snoozes =
+    (workerData as { index?: number } | null)?.index === 0 ? startSnoozeSweep(db) : undefined;
   parentPort?.on("message", async (message: unknown) => {
     if (message === "wake") worker.wake();
     if (message === "hold" || message === "release") worker.hold(message === "hold");
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
       processors?.setPriority(message === "boost" ? "normal" : "idle");
     if (message === "stop") {
       await retention?.stop();
+      await snoozes?.stop();
       await worker.stop();
       await processors?.stop();
       await reader.close();

@@ -4,21 +4,32 @@ import { revalidatePath } from "next/cache";
 import { type ActionState, runOrgAction } from "@/src/auth/org-action";
 import { getDb } from "@/src/db/connection";
 import { triageSchema } from "@/src/issues/detail-schemas";
-import { type TriageAction, triageIssue } from "@/src/issues/triage";
+import { changeIssueStatus, type StatusChange } from "@/src/issues/status-change";
+import { ignoreSchema, resolveSchema } from "@/src/issues/team-schemas";
 
-/** Triage from the issue page. An issue outside the form's organization answers 404. */
-function triage(action: TriageAction, done: string) {
+/**
+ * Triage from the issue page, with an optional condition (resolved in a release, ignored
+ * until …). An issue outside the form's organization answers 404.
+ */
+function triage(
+  schema: typeof resolveSchema | typeof ignoreSchema | typeof unresolveSchema,
+  done: string,
+) {
   return (formData: FormData): Promise<ActionState> =>
-    runOrgAction(formData, "issues.write", triageSchema, async ({ org }, { issueId }) => {
-      await triageIssue(getDb(), org.id, issueId, action);
+    runOrgAction(formData, "issues.write", schema, async ({ org, user }, { issueId, change }) => {
+      await changeIssueStatus(getDb(), org.id, issueId, user.id, change);
       revalidatePath(`/${org.slug}/issues/${issueId}`);
       return { ok: true, message: done };
     });
 }
 
-const resolve = triage("resolve", "Resolved.");
-const unresolve = triage("unresolve", "Reopened.");
-const ignore = triage("ignore", "Ignored.");
+const unresolveSchema = triageSchema.transform(({ issueId }) => ({
+  issueId,
+  change: { status: "unresolved" } as StatusChange,
+}));
+const resolve = triage(resolveSchema, "Resolved.");
+const unresolve = triage(unresolveSchema, "Reopened.");
+const ignore = triage(ignoreSchema, "Ignored.");
 
 export async function resolveIssue(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return resolve(formData);

@@ -18,9 +18,8 @@ import type { NormalizedEvent } from "@/src/events/types";
 import { type FrequencyRange, findIssueEvent, findOrgIssue } from "@/src/issues/detail-queries";
 import { issueIdSchema, issuePageSearchSchema } from "@/src/issues/detail-schemas";
 import { OrgNav, page } from "../../org-nav";
-import { ignoreIssue, resolveIssue, unresolveIssue } from "./actions";
 import { IssueFrequency, IssueTags, SidebarSkeleton } from "./sidebar";
-import { TriageForm } from "./triage-form";
+import { StatusCondition, TeamActivity, TeamSidebar, TeamStatus } from "./team";
 
 export const metadata: Metadata = { title: "Issue · Faultline" };
 
@@ -59,30 +58,7 @@ export default async function IssuePage({
     return s ? `${base}?${s}` : base;
   };
   const now = Date.now();
-  const triage = can(ctx.role, "issues.write") && (
-    <div className="flex items-center gap-2">
-      {issue.status !== "resolved" && (
-        <TriageForm
-          action={resolveIssue}
-          label="Resolve"
-          org={ctx.org.slug}
-          issueId={issue.id}
-          variant="primary"
-        />
-      )}
-      {issue.status !== "unresolved" && (
-        <TriageForm
-          action={unresolveIssue}
-          label="Unresolve"
-          org={ctx.org.slug}
-          issueId={issue.id}
-        />
-      )}
-      {issue.status !== "ignored" && (
-        <TriageForm action={ignoreIssue} label="Ignore" org={ctx.org.slug} issueId={issue.id} />
-      )}
-    </div>
-  );
+  const triage = can(ctx.role, "issues.write") && <TeamStatus ctx={ctx} issue={issue} />;
 
   return (
     <main style={page}>
@@ -91,6 +67,7 @@ export default async function IssuePage({
         <Link href={`/${ctx.org.slug}/issues`}>← All issues</Link>
       </p>
       <IssueHeader issue={issue} now={now} actions={triage || undefined} />
+      <StatusCondition issue={issue} />
       <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
         <div className="min-w-0">
           {chosen ? (
@@ -109,7 +86,9 @@ export default async function IssuePage({
             <p className="text-muted">This issue has no stored events.</p>
           )}
         </div>
-        <aside aria-label="Issue statistics" className="flex flex-col gap-5">
+        <aside aria-label="Triage and statistics" className="flex flex-col gap-5">
+          <TeamSidebar ctx={ctx} issue={issue} />
+          <TeamActivity ctx={ctx} issue={issue} now={now} />
           <section aria-labelledby="frequency-heading">
             <h2 id="frequency-heading" className="mb-1.5 text-sm font-semibold">
               Frequency

@@ -1,17 +1,23 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { can, ROLES } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
+import { listPendingInvitations } from "@/src/orgs/invitations";
 import { listMembers } from "@/src/orgs/queries";
 import { OrgNav, page } from "../../org-nav";
 import { ActionForm } from "./action-form";
 import { addMember, changeRole, removeMember } from "./actions";
+import { Invitations, LeaveAndTransfer } from "./team-sections";
 
 export const metadata: Metadata = { title: "Members · Faultline" };
 
 export default async function MembersPage({ params }: { params: Promise<{ org: string }> }) {
   const ctx = await withOrg((await params).org, { need: "org.read" });
-  const rows = await listMembers(getDb(), ctx.org.id);
+  const [rows, pending] = await Promise.all([
+    listMembers(getDb(), ctx.org.id),
+    can(ctx.role, "members.write") ? listPendingInvitations(getDb(), ctx.org.id) : [],
+  ]);
   const managesMembers = can(ctx.role, "members.write");
   const managesOwners = can(ctx.role, "owners.write");
   const grantable = ROLES.filter((role) => role !== "owner" || managesOwners);
@@ -21,6 +27,11 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
     <main style={page}>
       <OrgNav ctx={ctx} current="members" />
       <h1 className="mb-3 text-lg font-semibold">Members</h1>
+      {can(ctx.role, "sso.write") && (
+        <p className="mb-3">
+          <Link href={`/${ctx.org.slug}/settings/sso`}>Single sign-on settings</Link>
+        </p>
+      )}
       <table className="w-full border-collapse">
         <thead>
           <tr className="border-b border-line text-left text-xs text-muted uppercase">
@@ -77,6 +88,10 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
       </table>
 
       {managesMembers && (
+        <Invitations org={ctx.org.slug} pending={pending} grantable={grantable} now={Date.now()} />
+      )}
+
+      {managesMembers && (
         <section className="mt-8 max-w-2xl">
           <h2 className="mb-1 text-base font-semibold">Add a member</h2>
           <p className="mb-3 text-muted">
@@ -96,6 +111,8 @@ export default async function MembersPage({ params }: { params: Promise<{ org: s
           </ActionForm>
         </section>
       )}
+
+      <LeaveAndTransfer ctx={ctx} members={rows} />
     </main>
   );
 }

@@ -1,0 +1,96 @@
+"use server";
+
+import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
+import { after } from "next/server";
+import { type ActionState, runOrgAction } from "@/src/auth/org-action";
+import { getDb } from "@/src/db/connection";
+import { assignIssue } from "@/src/issues/assignment";
+import { notifyAssignee } from "@/src/issues/assignment-mail";
+import * as comments from "@/src/issues/comments";
+import {
+  addCommentSchema,
+  assignSchema,
+  deleteCommentSchema,
+  editCommentSchema,
+} from "@/src/issues/team-schemas";
+import { publicBaseUrl } from "@/src/projects/base-url";
+
+/** Assignment and comments from the issue page; every one checks the role again. */
+export async function assign(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return runOrgAction(formData, "issues.write", assignSchema, async ({ org, user }, input) => {
+    const result = await assignIssue(
+      getDb(),
+      org.id,
+      input.issueId,
+      user.id,
+      input.assignee || null,
+    );
+    const path = `/${org.slug}/issues/${input.issueId}`;
+    const url = `${publicBaseUrl(await headers())}${path}`;
+    // Mail goes out after the answer: a slow or absent mail server never holds the page.
+    after(() => notifyAssignee(result, user, url));
+    revalidatePath(path);
+    return {
+      ok: true,
+      message: result.assignee
+        ? `Assigned to ${result.assignee.name || result.assignee.email}.`
+        : "Unassigned.",
+    };
+  });
+}
+
+export async function addComment(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return runOrgAction(
+    formData,
+    "issues.write",
+    addCommentSchema,
+    async ({ org, user, role }, input) => {
+      await comments.addComment(
+        getDb(),
+        org.id,
+        input.issueId,
+        { userId: user.id, role },
+        input.text,
+      );
+      revalidatePath(`/${org.slug}/issues/${input.issueId}`);
+      return { ok: true, message: "Comment added." };
+    },
+  );
+}
+
+export async function editComment(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return runOrgAction(
+    formData,
+    "issues.write",
+    editCommentSchema,
+    async ({ org, user, role }, input) => {
+      await comments.editComment(
+        getDb(),
+        org.id,
+        input.issueId,
+        input.commentId,
+        { userId: user.id, role },
+        input.text,
+      );
+      revalidatePath(`/${org.slug}/issues/${input.issueId}`);
+      return { ok: true, message: "Comment saved." };
+    },
+  );
+}
+
+export async function deleteComment(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return runOrgAction(
+    formData,
+    "issues.write",
+    deleteCommentSchema,
+    async ({ org, user, role }, input) => {
+      await comments.deleteComment(getDb(), org.id, input.issueId, input.commentId, {
+        userId: user.id,
+        role,
+      });
+      revalidatePath(`/${org.slug}/issues/${input.issueId}`);
+      return { ok: true, message: "Comment deleted." };
+    },
+  );
+}

@@ -1,0 +1,77 @@
+import type { Kysely } from "kysely";
+import { recordAudit } from "../audit/record";
+import { accountsDb } from "../auth/tables";
+import type { Db } from "../db/connection";
+import type { Database } from "../db/schema";
+import { domainAllowed, type SsoConfig } from "./config";
+
+/**
+ * Who an organization's provider may sign in, and what they get:
+ *
+ * - only addresses of the allowed domains, on every sign-in (a provider account whose email
+ *   moved out of them is refused too);
+ * - an existing Faultline account is joined to its provider identity only when no other
+ *   organization's access is at stake (it belongs to no other organization): otherwise an
+ *   owner could claim a domain and sign in as someone who works elsewhere;
+ * - whoever signs in becomes a member with the configured role, if not one already.
+ */
+export async function validateSsoUser(
+  db: Db,
+  config: SsoConfig,
+  user: { id?: unknown; email?: unknown },
+  source: { action: string },
+): Promise<{ error: string; errorDescription: string } | undefined> {
+  const email = typeof user.email === "string" ? user.email : undefined;
+  if (!domainAllowed(config, email)) {
+    return {
+      error: "email_domain_not_allowed",
+      errorDescription: "This organization's single sign-on does not admit that email address.",
+    };
+  }
+  if (source.action === "link-account" && typeof user.id === "string") {
+    const elsewhere = await accountsDb(db)
+      .selectFrom("members")
+      .select("organization_id")
+      .where("user_id", "=", user.id)
+      .where("organization_id", "!=", config.orgId)
+      .executeTakeFirst();
+    if (elsewhere) {
+      return {
+        error: "account_in_other_organization",
+        errorDescription:
+          "An account with this email belongs to another organization: sign in with its password.",
+      };
+    }
+  }
+  return undefined;
+}
+
+export async function grantSsoMembership(db: Db, config: SsoConfig, userId: string): Promise<void> {
+  const kdb = accountsDb(db);
+  await kdb.transaction().execute(async (trx) => {
+    const added = await trx
+      .insertInto("members")
+      .values({
+        organization_id: config.orgId,
+        user_id: userId,
+        role: config.defaultRole,
+        created_at: Date.now(),
+      })
+      .onConflict((oc) => oc.columns(["organization_id", "user_id"]).doNothing())
+      .returning("user_id")
+      .executeTakeFirst();
+    if (!added) return;
+    const user = await trx
+      .selectFrom("user")
+      .select("email")
+      .where("id", "=", userId)
+      .executeTakeFirst();
+    await recordAudit(trx as unknown as Kysely<Database>, {
+      orgId: config.orgId,
+      actor: { userId, label: user?.email ?? userId },
+      action: "member.add",
+      target: user?.email ?? userId,
+      details: { role: config.defaultRole, via: "sso" },
+    });
+  });
+}
