@@ -36,6 +36,11 @@ export interface Database {
   release_first_seen: ReleaseFirstSeenTable;
   invitations: InvitationTable;
   sso_providers: SsoProviderTable;
+  alert_rules: AlertRuleTable;
+  alert_rule_fires: AlertRuleFireTable;
+  issue_minute_counts: IssueMinuteCountTable;
+  alert_outbox: AlertOutboxTable;
+  alert_delivery_attempts: AlertDeliveryAttemptTable;
 }
 
 export interface OrganizationTable {
@@ -446,4 +451,67 @@ export interface SsoProviderTable {
   required: Generated<number>;
   created_at: number;
   updated_at: number;
+}
+
+/** Alerts (migration 012, src/alerts/). */
+export interface AlertRuleTable {
+  id: Generated<number>;
+  organization_id: number;
+  project_id: number;
+  name: string;
+  environment: string | null;
+  action_match: string;
+  filter_match: string;
+  frequency: number;
+  conditions: string;
+  filters: string;
+  actions: string;
+  secret: string;
+  status: Generated<string>;
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AlertRuleFireTable {
+  rule_id: number;
+  issue_id: number;
+  last_fired_at: number;
+}
+
+export interface IssueMinuteCountTable {
+  issue_id: number;
+  minute: number;
+  events: number;
+}
+
+export interface AlertOutboxTable {
+  id: Generated<number>;
+  organization_id: number;
+  project_id: number | null;
+  rule_id: number | null;
+  issue_id: number | null;
+  monitor_id: number | null;
+  event_id: string | null;
+  reason: string;
+  action: string;
+  dedupe_key: string;
+  delivery_id: string;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  claimed_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface AlertDeliveryAttemptTable {
+  id: Generated<number>;
+  outbox_id: number;
+  attempted_at: number;
+  duration_ms: number;
+  http_status: number | null;
+  outcome: string;
+  error: string | null;
 }
