@@ -37,7 +37,7 @@ export async function openPipeline(create: () => Promise<TestDatabase>): Promise
   const writer: QueueWriter = await openQueueWriter(db);
   const reader: QueueReader = await openQueueReader(db);
   // Settings read fresh for every batch: a test changes a project and sends right away.
-  const settings = new ProjectSettingsCache(db, 0);
+  const settings = new ProjectSettingsCache(0);
   const worker = new IngestWorker(reader, { batchSize: 50, settings });
   const send = (body: Buffer, receivedAt = Date.now()) =>
     writer.enqueue({ projectId, keyId: 1, receivedAt, kind: "envelope", body });

@@ -74,7 +74,7 @@ export function openPostgresQueue(db: Db, options: { scanCostFactor?: number } =
               .orderBy("id")
               .execute();
             const envelopes = rows.map(queuedEnvelopeOf);
-            await write(await prepare(envelopes), trx);
+            await write(await prepare(envelopes, trx), trx);
             await trx
               .deleteFrom("ingest_queue")
               .where(

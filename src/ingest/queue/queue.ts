@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import type { Written } from "./group-commit";
@@ -65,11 +65,13 @@ export interface QueueReader {
    * lock where the backend allows), then `write` inside the transaction that also removes
    * them from the queue. Returns how many envelopes were handled. May be called again
    * before an earlier call finished (so one batch is prepared while another is written);
-   * effects are still committed in queue order.
+   * effects are still committed in queue order. `prepare` reads the database only through
+   * `reads`: on PostgreSQL that is the batch's transaction, whose connection is already
+   * held, so a pool of one connection (FAULTLINE_DB_POOL_SIZE=1) cannot deadlock on it.
    */
   processBatch<T>(
     limit: number,
-    prepare: (envelopes: QueuedEnvelope[]) => T | Promise<T>,
+    prepare: (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => T | Promise<T>,
     write: (prepared: T, trx: Transaction<Database>) => Promise<void>,
   ): Promise<number>;
   /** Envelopes waiting, for health and backpressure. */

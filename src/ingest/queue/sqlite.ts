@@ -240,7 +240,7 @@ export async function openSqliteQueue(db: Db) {
             finished = resolve;
           });
           try {
-            const prepared = await prepare(batch.records);
+            const prepared = await prepare(batch.records, db.kysely);
             await turn;
             if (done !== from)
               throw new Error("an earlier batch failed; its envelopes are retried first");

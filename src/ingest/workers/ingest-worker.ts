@@ -1,3 +1,5 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema";
 import { processEnvelopes } from "../process/process-envelopes";
 import type { IngestSettings } from "../process/project-settings";
 import type { QueuedEnvelope, QueueReader } from "../queue/queue";
@@ -31,6 +33,7 @@ export interface WorkerOptions {
   settings?: {
     forBatch(
       envelopes: QueuedEnvelope[],
+      reads: Kysely<Database>,
     ): ReadonlyMap<number, IngestSettings> | Promise<ReadonlyMap<number, IngestSettings>>;
   };
 }
@@ -50,11 +53,11 @@ export class IngestWorker {
   runOnce(): Promise<number> {
     return this.reader.processBatch(
       this.options.batchSize ?? DEFAULT_BATCH_SIZE,
-      (envelopes: QueuedEnvelope[]) => {
+      (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => {
         const process = (settings?: ReadonlyMap<number, IngestSettings>) =>
           this.options.processors?.process(envelopes, settings) ??
           processEnvelopes(envelopes, settings);
-        const settings = this.options.settings?.forBatch(envelopes);
+        const settings = this.options.settings?.forBatch(envelopes, reads);
         return settings instanceof Promise ? settings.then(process) : process(settings);
       },
       storeBatch,

@@ -1,4 +1,5 @@
-import type { Db } from "../../db/connection";
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema";
 import { parseIngestSettings } from "../../projects/data-settings";
 import { type IngestSettings, SETTINGS_CHANNEL } from "../process/project-settings";
 import type { QueuedEnvelope } from "../queue/queue";
@@ -14,10 +15,7 @@ export class ProjectSettingsCache {
   private entries = new Map<number, { settings: IngestSettings; expires: number }>();
   private channel: BroadcastChannel | undefined;
 
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs = 10_000,
-  ) {}
+  constructor(private readonly ttlMs = 10_000) {}
 
   /** Starts listening for changes made in this process. */
   listen(): this {
@@ -34,8 +32,10 @@ export class ProjectSettingsCache {
     this.channel?.close();
   }
 
+  /** `reads` is the batch's executor (queue.ts `processBatch`), not a pooled connection. */
   forBatch(
     envelopes: readonly QueuedEnvelope[],
+    reads: Kysely<Database>,
   ): Map<number, IngestSettings> | Promise<Map<number, IngestSettings>> {
     const now = Date.now();
     const out = new Map<number, IngestSettings>();
@@ -47,14 +47,14 @@ export class ProjectSettingsCache {
       else if (!missing.includes(projectId)) missing.push(projectId);
     }
     if (missing.length === 0) return out;
-    return this.load(missing).then((loaded) => {
+    return this.load(missing, reads).then((loaded) => {
       for (const [id, settings] of loaded) out.set(id, settings);
       return out;
     });
   }
 
-  private async load(ids: number[]): Promise<Map<number, IngestSettings>> {
-    const rows = await this.db.kysely
+  private async load(ids: number[], reads: Kysely<Database>): Promise<Map<number, IngestSettings>> {
+    const rows = await reads
       .selectFrom("projects")
       .select([
         "id",

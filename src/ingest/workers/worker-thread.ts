@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const count = env().FAULTLINE_PROCESSORS;
   const processors = count > 0 ? new ProcessorPool(count) : undefined;
   processors?.start();
-  const settings = new ProjectSettingsCache(db).listen();
+  const settings = new ProjectSettingsCache().listen();
   const worker = new IngestWorker(reader, {
     processors,
     settings,
