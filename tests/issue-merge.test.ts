@@ -420,6 +420,56 @@ describe.each(await testDialects())(
       expect(audit.map((a) => JSON.parse(String(a.details)).count)).toEqual([8, 1, 5, 7, 3]);
     });
 
+    it("tells each issue's timeline what bulk changes, merges and unmerges did, and deletes it with the issue", async () => {
+      const kinds = async (id: number) =>
+        (
+          await db.kysely
+            .selectFrom("issue_activity")
+            .select(["kind", "user_id", "data"])
+            .where("issue_id", "=", id)
+            .orderBy("id")
+            .execute()
+        ).map((r) => ({ kind: r.kind, user: r.user_id, data: JSON.parse(String(r.data)) }));
+      const x = await send("timeline_x", { count: 2 });
+      const y = await send("timeline_y");
+      await db.kysely
+        .updateTable("issues")
+        .set({ status_details: JSON.stringify({ inNextRelease: true }) })
+        .where("id", "=", y)
+        .execute();
+      await bulkUpdateIssues(db, orgId, ACTOR, { ids: [x, y] }, { action: "resolve" });
+      expect(await kinds(y)).toEqual([{ kind: "resolved", user: ACTOR.userId, data: null }]);
+      // A bulk status change drops the condition a single resolve may have set.
+      expect((await issue(y))?.status_details).toBeNull();
+
+      await mergeIssues(db, orgId, ACTOR, [x, y]);
+      // y's entries moved to x, then the merge itself was told.
+      expect((await kinds(x)).map((k) => k.kind)).toEqual(["resolved", "resolved", "merged"]);
+      expect((await kinds(x)).at(-1)?.data).toMatchObject({ count: 1 });
+      expect(await kinds(y)).toEqual([]);
+
+      const merged = await issue(x);
+      if (!merged) throw new Error("the merged issue is gone");
+      const yPrint = (await issueFingerprints(db, merged)).find((f) => !f.primary)?.fingerprint;
+      expect(yPrint).toBeDefined();
+      const split = await unmergeIssue(db, orgId, ACTOR, x, [String(yPrint)]);
+      expect((await kinds(x)).at(-1)).toMatchObject({
+        kind: "unmerged",
+        data: { other: split.issueId, events: 1 },
+      });
+      expect(await kinds(split.issueId)).toEqual([
+        { kind: "unmerged", user: ACTOR.userId, data: { other: x, fingerprints: 1, events: 1 } },
+      ]);
+
+      await deleteIssues(db, orgId, ACTOR, { ids: [x, split.issueId] }, { discard: false });
+      const left = await db.kysely
+        .selectFrom("issue_activity")
+        .select("id")
+        .where("issue_id", "in", [x, split.issueId])
+        .execute();
+      expect(left).toEqual([]);
+    });
+
     it.runIf(name === "postgres")(
       "makes a merge wait for a store batch in flight, and the batch wait for a merge",
       async () => {

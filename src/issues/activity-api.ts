@@ -24,6 +24,7 @@ const SENTRY_TYPE: Record<TimelineItem["kind"], string> = {
   unresolved: "set_unresolved",
   regressed: "set_regression",
   merged: "merge",
+  unmerged: "unmerge_destination",
 };
 
 export function serializeActivity(item: TimelineItem, issueId: number) {

@@ -1,16 +1,17 @@
 import type { Kysely, Transaction } from "kysely";
 import type { OrgGrant } from "../api/access";
 import { type AuditActor, recordAudit } from "../audit/record";
-import { accountsDb } from "../auth/tables";
+import { type AccountTables, accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
+import { type ActivityKind, recordActivities, recordActivity } from "./activity";
+import { chunks } from "./bulk/selection";
 
 /**
  * The one place where merges, unmerges, deletes and bulk changes of issues are recorded, in
- * the transaction that makes them. Today that is the organization's audit log (one entry per
- * action, with the issues it touched). Issue 23 part B adds the issues' activity timeline;
- * the entries it should get from here are listed in /work/notes/issue-23a.md, and this
- * function is where they go.
+ * the transaction that makes them: the organization's audit log (one entry per action, with
+ * the issues it touched) and each issue's activity timeline (src/issues/activity.ts), so a
+ * bulk resolve reads on every issue it resolved as a single resolve does.
  */
 export type IssueChange =
   | {
@@ -46,6 +47,7 @@ export async function recordIssueChanges(
   actor: IssueActor,
   change: IssueChange,
 ): Promise<void> {
+  await recordTimelines(trx, actor, change);
   switch (change.kind) {
     case "bulk_update":
       if (change.issueIds.length === 0) return;
@@ -114,6 +116,78 @@ export async function recordIssueChanges(
         target: change.title,
         details: { tombstone: change.tombstoneId },
       });
+      return;
+  }
+}
+
+const BULK_KIND = {
+  resolve: "resolved",
+  unresolve: "unresolved",
+  ignore: "ignored",
+  assign: "assigned",
+  unassign: "unassigned",
+} as const satisfies Partial<Record<string, ActivityKind>>;
+
+/**
+ * The timeline side of a change. Deletes need none: an issue's timeline is deleted with it
+ * (issue_activity cascades), which is also why merge records before deleting its children.
+ */
+async function recordTimelines(
+  trx: Transaction<Database> | Kysely<Database>,
+  actor: IssueActor,
+  change: IssueChange,
+): Promise<void> {
+  switch (change.kind) {
+    case "bulk_update": {
+      if (change.action === "bookmark" || change.action === "unbookmark") return;
+      const kind = BULK_KIND[change.action];
+      let data: Record<string, unknown> | undefined;
+      if (change.action === "assign" && change.assigneeUserId) {
+        const assignee = await trx
+          .withTables<AccountTables>()
+          .selectFrom("user")
+          .select("email")
+          .where("id", "=", change.assigneeUserId)
+          .executeTakeFirst();
+        data = { assignee: change.assigneeUserId, assigneeEmail: assignee?.email };
+      }
+      for (const part of chunks(change.issueIds, 500)) {
+        await recordActivities(
+          trx,
+          part.map((issueId) => ({ issueId, kind, userId: actor.userId, data })),
+        );
+      }
+      return;
+    }
+    case "merge":
+      // The children's timelines become the merged issue's, then the merge itself is told.
+      await trx
+        .updateTable("issue_activity")
+        .set({ issue_id: change.parentId })
+        .where("issue_id", "in", change.childIds)
+        .execute();
+      await recordActivity(trx, {
+        issueId: change.parentId,
+        kind: "merged",
+        userId: actor.userId,
+        data: { count: change.childIds.length, fingerprints: change.fingerprints },
+      });
+      return;
+    case "unmerge":
+      for (const [issueId, other] of [
+        [change.fromId, change.toId],
+        [change.toId, change.fromId],
+      ] as const) {
+        await recordActivity(trx, {
+          issueId,
+          kind: "unmerged",
+          userId: actor.userId,
+          data: { other, fingerprints: change.fingerprints.length, events: change.events },
+        });
+      }
+      return;
+    case "delete":
+    case "tombstone_remove":
       return;
   }
 }

@@ -43,6 +43,11 @@ export function describeActivity(item: TimelineItem): string {
         ? `Regressed in release ${release}`
         : "Regressed: a new event after it was resolved";
     }
+    case "unmerged": {
+      const events = num(d.events);
+      const other = num(d.other);
+      return `unmerged ${events === undefined ? "events" : plural(events, "event")}${other === undefined ? "" : ` (with issue ${other})`}`;
+    }
     case "merged": {
       const count = num(d.count);
       return count

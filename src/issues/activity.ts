@@ -18,6 +18,8 @@ export const ACTIVITY_KINDS = [
   "regressed",
   /** Written by merge (issue 23 part A): `{ count, fingerprints }`. */
   "merged",
+  /** Written by unmerge on both issues: `{ other, fingerprints, events }`. */
+  "unmerged",
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

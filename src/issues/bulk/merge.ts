@@ -126,14 +126,15 @@ export async function mergeIssues(
       })
       .where("id", "=", parent.id)
       .execute();
-    await trx.deleteFrom("issues").where("id", "in", childIds).execute();
-
+    // Recorded before the children go: their timelines move to the parent, and deleting an
+    // issue deletes its timeline (issue_activity cascades).
     await recordIssueChanges(trx, orgId, actor, {
       kind: "merge",
       parentId: parent.id,
       childIds,
       fingerprints: children.map((c) => c.fingerprint),
     });
+    await trx.deleteFrom("issues").where("id", "in", childIds).execute();
     return { parentId: parent.id, childIds };
   });
 }

@@ -56,10 +56,11 @@ export async function bulkUpdateIssues(
         case "unresolve":
         case "ignore": {
           const status = STATUS[change.action];
-          // Every transition clears the regressed mark, as triage of one issue does.
+          // Every transition clears the regressed mark and any condition the issue waited on
+          // (resolve in a release, ignore until…), as triage of one issue does.
           rows = await trx
             .updateTable("issues")
-            .set({ status, substatus: null })
+            .set({ status, substatus: null, status_details: null })
             .where("id", "in", part)
             .where("status", "<>", status)
             .returning("id")

@@ -63,8 +63,11 @@ export default async function IssuePage({
   return (
     <main style={page}>
       <OrgNav ctx={ctx} current="issues" />
-      <p className="mb-2 text-xs">
+      <p className="mb-2 flex gap-4 text-xs">
         <Link href={`/${ctx.org.slug}/issues`}>← All issues</Link>
+        <Link href={`/${ctx.org.slug}/issues/${issue.id}/merged`}>
+          Merged fingerprints (unmerge)
+        </Link>
       </p>
       <IssueHeader issue={issue} now={now} actions={triage || undefined} />
       <StatusCondition issue={issue} />
