@@ -6,12 +6,7 @@ import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
 import { AppError } from "../errors";
-import {
-  generateOrgToken,
-  generateUserToken,
-  hashApiToken,
-  lastCharacters,
-} from "./format";
+import { generateOrgToken, generateUserToken, hashApiToken, lastCharacters } from "./format";
 
 /** Tokens a user may create (both kinds together) per hour. */
 export const TOKEN_CREATE_LIMIT: RateLimitRule = { max: 30, windowMs: 60 * 60_000 };

@@ -31,6 +31,8 @@ export const tokenIdSchema = z.coerce
   .positive()
   .max(Number.MAX_SAFE_INTEGER);
 
+export const tokenIdBodySchema = z.object({ tokenId: tokenIdSchema });
+
 /** The REST body of `POST /api/0/api-tokens/`: Sentry's names, plus an ISO `expiresAt`. */
 export const personalTokenBodySchema = z.object({
   name: tokenNameSchema.optional(),
