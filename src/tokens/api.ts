@@ -2,6 +2,7 @@ import type { ApiAccess, OrgGrant } from "../api/access";
 import { jsonBody } from "../api/handler";
 import { apiAuditActor } from "../audit/actor";
 import { clientIpFromHeaders } from "../auth/client-ip";
+import { SCOPES } from "../auth/permissions";
 import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
@@ -111,4 +112,29 @@ export async function revokeOrgTokenResponse(
 ) {
   await revokeOrgToken(db, grant.org.id, await apiAuditActor(db, grant, request), tokenId);
   return new Response(null, { status: 204 });
+}
+
+/**
+ * `GET /api/0/`: the caller's scopes and user, in Sentry's shape. Any valid credential may
+ * ask; it names nothing of any organization.
+ */
+export async function authInfoResponse(db: Db, access: ApiAccess) {
+  const p = access.principal;
+  const scopes =
+    p.kind === "operator" || (p.kind === "user" && p.scopes === "all")
+      ? [...SCOPES]
+      : [...(p.scopes as ReadonlySet<string>)];
+  const user =
+    p.kind === "user"
+      ? await accountsDb(db)
+          .selectFrom("user")
+          .select(["id", "name", "email"])
+          .where("id", "=", p.userId)
+          .executeTakeFirst()
+      : undefined;
+  return {
+    version: "0",
+    auth: { scopes, kind: p.kind === "user" ? `user_${p.via}` : p.kind },
+    user: user ? { id: user.id, name: user.name, email: user.email, username: user.email } : null,
+  };
 }
