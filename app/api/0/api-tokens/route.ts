@@ -7,7 +7,7 @@ import {
 } from "@/src/tokens/api";
 
 /** The signed-in user's personal tokens (a session only: src/tokens/api.ts). */
-const params = z.object({});
+const params = z.object({}).optional();
 
 export const GET = apiRoute({ params, need: "org:read" }, ({ db, access, request }) =>
   personalTokensResponse(db, access, request),
