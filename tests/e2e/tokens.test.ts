@@ -1,8 +1,11 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actionId, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
-import { type RunningServer, startServer, waitFor } from "../helpers/server";
+import { ROOT, type RunningServer, startServer, waitFor } from "../helpers/server";
 
 /**
  * API tokens in Chromium against the production build: an admin creates an organization auth
@@ -26,6 +29,24 @@ async function signIn(page: Page, email: string, password: string): Promise<void
     page.waitForURL((url) => url.pathname.startsWith(`/${ORG}`)),
     page.click("button[type=submit]"),
   ]);
+}
+
+const CLIS = {
+  "sentry-cli 3": path.join(ROOT, "node_modules/.bin/sentry-cli"),
+  "sentry-cli 2": path.join(ROOT, "node_modules/sentry-cli-v2/bin/sentry-cli"),
+};
+
+/** The real sentry-cli with only the token: the server's URL comes out of the token. */
+async function cliInfo(cli: string, token: string) {
+  const env = { ...process.env, SENTRY_AUTH_TOKEN: token };
+  for (const name of ["SENTRY_URL", "SENTRY_ORG", "SENTRY_PROJECT"]) delete env[name];
+  try {
+    const { stdout } = await promisify(execFile)(cli, ["info"], { env, timeout: 60_000 });
+    return { ok: true, output: stdout };
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string };
+    return { ok: false, output: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+  }
 }
 
 async function apiWith(token: string, pathname: string) {
@@ -94,6 +115,13 @@ describe("organization auth tokens", () => {
       // org:ci is for uploads and releases, not for reading issues.
       expect((await apiWith(token, `/api/0/organizations/${ORG}/issues/`)).status).toBe(403);
 
+      for (const [name, cli] of Object.entries(CLIS)) {
+        const info = await cliInfo(cli, token);
+        expect(info.ok, `${name}: ${info.output}`).toBe(true);
+        expect(info.output, name).toContain(`Sentry Server: ${server.url}`);
+        expect(info.output, name).toContain("org:ci");
+      }
+
       // Shown once: after a reload only the last characters remain, with its last use.
       await page.reload();
       const row = page.getByRole("row", { name: /CI for web/ });
@@ -113,6 +141,7 @@ describe("organization auth tokens", () => {
       expect((await apiWith(token, "/api/0/")).json).toEqual({
         detail: "this token has been revoked",
       });
+      expect((await cliInfo(CLIS["sentry-cli 3"], token)).ok).toBe(false);
       await page.reload();
       await page.getByText("No auth tokens yet.").waitFor();
     });
