@@ -38,8 +38,8 @@ const CLIS = {
 
 /** The real sentry-cli with only the token: the server's URL comes out of the token. */
 async function cliInfo(cli: string, token: string) {
-  const env = { ...process.env, SENTRY_AUTH_TOKEN: token };
-  for (const name of ["SENTRY_URL", "SENTRY_ORG", "SENTRY_PROJECT"]) delete env[name];
+  const { SENTRY_URL: _u, SENTRY_ORG: _o, SENTRY_PROJECT: _p, ...rest } = process.env;
+  const env = { ...rest, SENTRY_AUTH_TOKEN: token };
   try {
     const { stdout } = await promisify(execFile)(cli, ["info"], { env, timeout: 60_000 });
     return { ok: true, output: stdout };
