@@ -189,7 +189,7 @@ export const API_ROUTES: ApiRouteCase[] = [
   { method: "GET", path: "/api/0/projects/{org}/{project}/keys/", need: "project:read", ok: [200] },
   {
     method: "PUT",
-    path: "/api/0/projects/{org}/{project}/keys/no-such-key/",
+    path: `/api/0/projects/{org}/{project}/keys/${"0".repeat(32)}/`,
     need: "project:write",
     ok: [400, 404],
     body: { isActive: "not a boolean" },
