@@ -44,7 +44,9 @@ export function CreateTokenForm({
             <code data-new-token="" className="break-all select-all">
               {state.secret}
             </code>
-            <CopyButton value={state.secret} label="Copy token" />
+            <span className="shrink-0">
+              <CopyButton value={state.secret} label="Copy token" />
+            </span>
           </div>
         </div>
       )}

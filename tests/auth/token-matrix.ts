@@ -440,5 +440,34 @@ export function tokenMatrixSuite(
       expect(personal.find((t) => t.name === "expiring")?.lastUsedDate).toBeNull();
       expect(JSON.stringify(personal)).not.toContain(scoped["event:read"]);
     });
+
+    it("audits creation and revocation, and limits how many tokens a user creates", async () => {
+      const cookie = [...owner.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+      const log = await fetch(`${server.url}/api/0/organizations/acme/audit-logs/?per_page=100`, {
+        headers: { cookie },
+      });
+      expect(log.status).toBe(200);
+      const text = await log.text();
+      for (const needle of ["token.create", "token.revoke", '"old CI"', '"gone"', "operator"])
+        expect(text).toContain(needle);
+      expect(text).not.toContain(tokens.org);
+
+      // 30 an hour per user: the owner has made 14 (9 scoped, all, gone, expiring, 2 organization tokens).
+      let status = 201;
+      let made = 0;
+      while (status === 201 && made < 40) {
+        const res = await fetch(`${server.url}/api/0/api-tokens/`, {
+          method: "POST",
+          headers: { cookie, origin: server.url, "content-type": "application/json" },
+          body: JSON.stringify({ name: `bulk ${made}`, scopes: ["org:read"] }),
+        });
+        status = res.status;
+        if (status === 429)
+          expect(((await res.json()) as { detail: string }).detail).toMatch(/too many tokens/);
+        made++;
+      }
+      expect(status).toBe(429);
+      expect(made).toBe(30 - 14 + 1);
+    });
   });
 }

@@ -67,7 +67,7 @@ export default async function ApiTokensPage() {
           </fieldset>
           <label className="grid gap-1">
             <span>Expires</span>
-            <select name="expiresInDays" defaultValue="90">
+            <select name="expiresInDays" defaultValue="90" className="w-fit">
               {EXPIRY_DAYS.map((d) => (
                 <option key={d} value={String(d)}>
                   in {d} days
