@@ -1,5 +1,4 @@
 import {
-  type PageFilterField,
   type PageFilters,
   RANGE_LABELS,
   RANGES,
@@ -25,7 +24,7 @@ export function PageFilterBar({
   projects: { id: number; slug: string }[];
   environments?: string[];
   keep?: Record<string, string | undefined>;
-  invalid?: PageFilterField[];
+  invalid?: readonly string[];
   /** More fields of the page (a search box) submitted with the selection. */
   children?: React.ReactNode;
 }) {
