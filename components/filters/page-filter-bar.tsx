@@ -1,8 +1,4 @@
-import {
-  type PageFilters,
-  RANGE_LABELS,
-  RANGES,
-} from "@/src/ui/page-filters";
+import { type PageFilters, RANGE_LABELS, RANGES } from "@/src/ui/page-filters";
 
 /**
  * The project / environment / time-range selector at the top of a section. A plain GET form,
