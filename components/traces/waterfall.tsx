@@ -100,18 +100,18 @@ export function Waterfall({
           className="relative overflow-y-auto"
           style={{ height: Math.min(visible.length, VIEW_ROWS) * ROW + 4 }}
           onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
-          role="list"
-          aria-label="Spans of the trace"
         >
-          <div style={{ height: visible.length * ROW, position: "relative" }}>
+          <ul
+            aria-label="Spans of the trace"
+            style={{ height: visible.length * ROW, position: "relative" }}
+          >
             {visible.slice(first, last).map((index, k) => {
               const r = rows[index] as WaterfallRow;
               const isCollapsed = collapsed.has(r.id);
               const failed = r.status !== null && r.status !== "ok" && r.status !== "unset";
               return (
-                <div
+                <li
                   key={r.id}
-                  role="listitem"
                   data-depth={r.d}
                   data-span-id={r.id}
                   className={`absolute right-0 left-0 flex items-center text-xs ${
@@ -181,10 +181,10 @@ export function Waterfall({
                       {formatDuration(r.t)}
                     </span>
                   </div>
-                </div>
+                </li>
               );
             })}
-          </div>
+          </ul>
         </div>
       </div>
       <div aria-live="polite" aria-busy={pending}>
