@@ -114,7 +114,7 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
         row.segment_name = name;
         batch.push(row);
       }
-      if (batch.length >= 2000) await flush();
+      if (batch.length >= 1000) await flush();
     }
     const bigTrace = hex(32);
     const root = hex(16);
@@ -137,7 +137,7 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
             "ok",
           ),
         );
-      if (batch.length >= 2000) await flush();
+      if (batch.length >= 1000) await flush();
     }
     await flush();
     return { bigTrace, smallTrace };
