@@ -12,7 +12,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import type { Insertable } from "kysely";
 import { openDb } from "../src/db/connection";
+import type { SpanTable } from "../src/db/schema";
 import { launchBrowser } from "../tests/helpers/browser";
 import { startServer } from "../tests/helpers/server";
 import { DEMO_OWNER, requireNextBuild, setUpOwner, signedIn } from "./demo-site";
@@ -37,14 +39,10 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
       .executeTakeFirstOrThrow();
     const now = Date.now();
     const ops = ["db.query", "http.client", "cache.get", "function", "template.render"];
-    let batch: Record<string, unknown>[] = [];
+    let batch: Insertable<SpanTable>[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      // biome-ignore lint/suspicious/noExplicitAny: generated rows of the spans table
-      await db.kysely
-        .insertInto("spans")
-        .values(batch as any)
-        .execute();
+      await db.kysely.insertInto("spans").values(batch).execute();
       batch = [];
     };
     const span = (

@@ -79,8 +79,8 @@ export function UplotChart({
           { ...axis, values: undefined },
           {
             ...axis,
-            size: 60,
-            values: (_u, splits) => splits.map((v) => formatValue(v, data.unit)),
+            size: 64,
+            values: (_u, splits) => splits.map((v) => formatAxis(v, data.unit)),
           },
         ],
         series: [
