@@ -231,12 +231,12 @@ describe("the trace pages", () => {
       expect(await row.locator('[data-col="errors"]').textContent()).toBe("1");
       await screenshot(page, "perf-traces-list");
       await page.goto(
-        `${server.url}/acme/traces?range=1h&query=${encodeURIComponent("items.page:7")}`,
+        `${server.url}/acme/traces?range=1h&project=default&query=${encodeURIComponent("items.page:7")}`,
       );
       await page.locator(`tr[data-trace="${itemTraces[7]}"]`).waitFor();
       expect(await page.locator("tr[data-trace]").count()).toBe(1);
       await page.goto(
-        `${server.url}/acme/traces?range=1h&query=${encodeURIComponent("op:http.client")}`,
+        `${server.url}/acme/traces?range=1h&project=default&query=${encodeURIComponent("op:http.client")}`,
       );
       await page.locator(`tr[data-trace="${errorTrace}"]`).waitFor();
       expect(await page.locator("tr[data-trace]").count()).toBe(1);
