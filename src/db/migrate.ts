@@ -12,6 +12,7 @@ import * as m009 from "./migrations/009-queue-lz4";
 import * as m010 from "./migrations/010-audit-log";
 import * as m011 from "./migrations/011-api-tokens";
 import * as m012 from "./migrations/012-alerts";
+import * as m013 from "./migrations/013-perf-traces";
 import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "010-audit-log": m010,
   "011-api-tokens": m011,
   "012-alerts": m012,
+  "013-perf-traces": m013,
   "014-issue-search": m014,
   "015-triage-team": m015,
   "016-data-safety": m016,
