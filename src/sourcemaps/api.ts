@@ -7,7 +7,7 @@ import { isAppError } from "../errors";
 import { publicBaseUrl } from "../projects/base-url";
 import { type AssembleAnswer, assembleBundle } from "./assemble";
 import { parseChunkRequest, storeChunks } from "./chunks";
-import { CHUNK_SIZE, CHUNKS_PER_REQUEST, MAX_BUNDLE_SIZE, MAX_REQUEST_SIZE } from "./limits";
+import { CHUNK_SIZE, CHUNKS_PER_REQUEST, MAX_REQUEST_SIZE, maxBundleSize } from "./limits";
 
 /**
  * The upload API sentry-cli (3.x and 2.x) and the bundler plugins call. Uploads need
@@ -44,7 +44,7 @@ export function chunkUploadOptions(request: Request, orgSlug: string) {
     url: `${base}/api/0/organizations/${encodeURIComponent(orgSlug)}/chunk-upload/`,
     chunkSize: CHUNK_SIZE,
     chunksPerRequest: CHUNKS_PER_REQUEST,
-    maxFileSize: MAX_BUNDLE_SIZE,
+    maxFileSize: maxBundleSize,
     maxRequestSize: MAX_REQUEST_SIZE,
     maxWait: 60,
     concurrency: 4,
@@ -69,7 +69,7 @@ const sha1 = z
   .transform((s) => s.toLowerCase());
 const AssembleBody = z.object({
   checksum: sha1,
-  chunks: z.array(sha1).max(100_000),
+  chunks: z.array(sha1).max(10_000),
   projects: z.array(z.string().min(1).max(100)).max(1000).default([]),
   version: z.string().max(200).nullish(),
   dist: z.string().max(64).nullish(),

@@ -4,7 +4,7 @@ import type { ArtifactBundleState } from "../db/schema";
 import { AppError } from "../errors";
 import { BundleError, type ParsedBundle, parseBundle } from "./bundle";
 import { deleteChunks, missingChunks, readChunks } from "./chunks";
-import { MAX_BUNDLE_SIZE } from "./limits";
+import { maxBundleSize } from "./limits";
 import { blobStoreOf, bundlePath, removeBlob, writeBlob } from "./storage";
 
 /**
@@ -137,10 +137,23 @@ async function runAssembly(
 ): Promise<void> {
   await setState(db, bundleId, "assembling");
   const fail = (detail: string) => setState(db, bundleId, "error", detail.slice(0, 1000));
+  const sizes = await db.kysely
+    .selectFrom("upload_chunks")
+    .select(["sha1", "size"])
+    .where("organization_id", "=", orgId)
+    .where("sha1", "in", [...new Set(req.chunks)].slice(0, 10_000))
+    .execute();
+  const sizeOf = new Map(sizes.map((r) => [r.sha1, r.size]));
+  const total = req.chunks.reduce((n, c) => n + (sizeOf.get(c) ?? 0), 0);
+  // Refused before anything is read into memory.
+  if (total > maxBundleSize()) {
+    await deleteChunks(db, orgId, req.chunks);
+    return fail(`bundle is larger than the limit of ${maxBundleSize()} bytes`);
+  }
   const bytes = await readChunks(db, orgId, req.chunks);
   if (!bytes) return fail("a chunk of this bundle expired before assembly; upload again");
-  if (bytes.byteLength > MAX_BUNDLE_SIZE) {
-    return fail(`bundle is larger than the limit of ${MAX_BUNDLE_SIZE} bytes`);
+  if (bytes.byteLength > maxBundleSize()) {
+    return fail(`bundle is larger than the limit of ${maxBundleSize()} bytes`);
   }
   const actual = createHash("sha1").update(bytes).digest("hex");
   if (actual !== req.checksum) return fail(`checksum mismatch: the chunks make ${actual}`);

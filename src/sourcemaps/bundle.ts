@@ -1,10 +1,10 @@
 import { type UnzipFileInfo, unzipSync } from "fflate";
 import {
-  MAX_BUNDLE_SIZE,
   MAX_BUNDLE_UNCOMPRESSED,
   MAX_FILE_SIZE,
   MAX_FILES,
   MAX_MANIFEST_SIZE,
+  maxBundleSize,
   ZIP_BOMB_MIN_SIZE,
   ZIP_BOMB_RATIO,
 } from "./limits";
@@ -48,8 +48,8 @@ export function normalizeDebugId(value: string): string | null {
 
 /** The zip inside the bundle: a `SYSB` file (offsets from its start) or a plain zip. */
 function checkHeader(bytes: Uint8Array): void {
-  if (bytes.byteLength > MAX_BUNDLE_SIZE) {
-    throw new BundleError(`bundle is larger than the limit of ${MAX_BUNDLE_SIZE} bytes`);
+  if (bytes.byteLength > maxBundleSize()) {
+    throw new BundleError(`bundle is larger than the limit of ${maxBundleSize()} bytes`);
   }
   if (bytes.byteLength < 8) throw new BundleError("bundle is truncated (no header)");
   const magic = String.fromCharCode(bytes[0] ?? 0, bytes[1] ?? 0, bytes[2] ?? 0, bytes[3] ?? 0);

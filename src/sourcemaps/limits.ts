@@ -1,9 +1,11 @@
+import { env } from "../env";
+
 /** Bounds on uploads: what the CLI is told (chunk-upload) and what assembly accepts. */
 export const CHUNK_SIZE = 8 * 1024 * 1024;
 export const CHUNKS_PER_REQUEST = 64;
 export const MAX_REQUEST_SIZE = 32 * 1024 * 1024;
-/** A whole bundle, compressed, as uploaded. */
-export const MAX_BUNDLE_SIZE = 100 * 1024 * 1024;
+/** A whole bundle, compressed, as uploaded (FAULTLINE_SOURCEMAP_MAX_BUNDLE_BYTES). */
+export const maxBundleSize = (): number => env().FAULTLINE_SOURCEMAP_MAX_BUNDLE_BYTES;
 /** All files of a bundle, uncompressed. */
 export const MAX_BUNDLE_UNCOMPRESSED = 512 * 1024 * 1024;
 /** One file of a bundle, uncompressed. */
@@ -15,5 +17,3 @@ export const ZIP_BOMB_RATIO = 200;
 export const ZIP_BOMB_MIN_SIZE = 1024 * 1024;
 /** Unassembled chunks are deleted after this long. */
 export const CHUNK_TTL_MS = 2 * 60 * 60 * 1000;
-/** Bundles are kept this long after upload (src/sourcemaps/retention.ts). */
-export const BUNDLE_RETENTION_DAYS = 90;
