@@ -146,7 +146,9 @@ describe.each(dialects)("sentry-cli uploads on $name", ({ name, create }) => {
     if (name === "sqlite") {
       expect(bundle.path).toMatch(/^sourcemaps\/bundles\//);
       expect(bundle.data).toBeNull();
-      expect(fs.existsSync(path.join(server.dataDir, bundle.path as string))).toBe(true);
+      // Beside the SQLite file (the data directory unless DATABASE_URL moves it).
+      const root = path.dirname(database.url.replace(/^file:/, ""));
+      expect(fs.existsSync(path.join(root, bundle.path as string))).toBe(true);
     } else {
       expect(bundle.path).toBeNull();
       expect(bundle.data?.byteLength).toBe(bundle.size);
