@@ -11,6 +11,7 @@ import * as m008 from "./migrations/008-event-blocks";
 import * as m009 from "./migrations/009-queue-lz4";
 import * as m010 from "./migrations/010-audit-log";
 import * as m012 from "./migrations/012-alerts";
+import * as m022 from "./migrations/022-alert-user-minutes";
 import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "014-issue-search": m014,
   "015-triage-team": m015,
   "016-data-safety": m016,
+  "022-alert-user-minutes": m022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

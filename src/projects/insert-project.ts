@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../db/schema";
+import { insertDefaultRule } from "../alerts/rules/mutations";
 import { generateKeyPair } from "./dsn";
 
 /**
@@ -34,5 +35,7 @@ export async function insertProjectWithKey(
       created_at: now,
     })
     .execute();
+  // As Sentry does: a new issue emails the members, until someone changes or removes the rule.
+  await insertDefaultRule(trx, { organizationId: project.organizationId, projectId: Number(row.id) });
   return { id: Number(row.id), publicKey };
 }
