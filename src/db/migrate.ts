@@ -11,10 +11,10 @@ import * as m008 from "./migrations/008-event-blocks";
 import * as m009 from "./migrations/009-queue-lz4";
 import * as m010 from "./migrations/010-audit-log";
 import * as m012 from "./migrations/012-alerts";
-import * as m022 from "./migrations/022-alert-user-minutes";
 import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
+import * as m022 from "./migrations/022-alert-user-minutes";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
-import type { Database } from "../db/schema";
 import { insertDefaultRule } from "../alerts/rules/mutations";
+import type { Database } from "../db/schema";
 import { generateKeyPair } from "./dsn";
 
 /**
@@ -36,6 +36,9 @@ export async function insertProjectWithKey(
     })
     .execute();
   // As Sentry does: a new issue emails the members, until someone changes or removes the rule.
-  await insertDefaultRule(trx, { organizationId: project.organizationId, projectId: Number(row.id) });
+  await insertDefaultRule(trx, {
+    organizationId: project.organizationId,
+    projectId: Number(row.id),
+  });
   return { id: Number(row.id), publicKey };
 }

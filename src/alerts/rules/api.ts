@@ -32,11 +32,7 @@ export function canWriteRules(grant: OrgGrant): boolean {
   return grant.role === null || grant.role === "owner" || grant.role === "admin";
 }
 
-export async function ruleScope(
-  db: Db,
-  grant: OrgGrant,
-  projectSlug: string,
-): Promise<RuleScope> {
+export async function ruleScope(db: Db, grant: OrgGrant, projectSlug: string): Promise<RuleScope> {
   const project = await findProjectBySlugs(db, grant.org.slug, projectSlug);
   if (!project || Number(project.organizationId) !== grant.org.id)
     throw new AppError("not_found", "project not found");

@@ -11,7 +11,10 @@ import { type AlertRule, ruleFromRow } from "./model";
 const TTL_MS = 5_000;
 const CHANNEL = "faultline:alert-rules";
 
-const entries = new Map<number, { rules: AlertRule[]; expires: number }>();
+type Entries = Map<number, { rules: AlertRule[]; expires: number }>;
+/** Per database (keyed by the connection's adapter, which its transactions share). */
+const byDb = new WeakMap<object, Entries>();
+const all = new Set<Entries>();
 let channel: BroadcastChannel | undefined;
 let sender: BroadcastChannel | undefined;
 
@@ -20,14 +23,14 @@ function listen(): void {
   channel = new BroadcastChannel(CHANNEL);
   channel.onmessage = (message) => {
     const id = (message as MessageEvent).data;
-    if (typeof id === "number") entries.delete(id);
+    if (typeof id === "number") for (const entries of all) entries.delete(id);
   };
   (channel as unknown as { unref?: () => void }).unref?.();
 }
 
 /** Called after a rule of the project was created, changed or deleted. */
 export function rulesChanged(projectId: number): void {
-  entries.delete(projectId);
+  for (const entries of all) entries.delete(projectId);
   if (!sender) {
     sender = new BroadcastChannel(CHANNEL);
     (sender as unknown as { unref?: () => void }).unref?.();
@@ -42,6 +45,13 @@ export async function rulesForProjects(
   now = Date.now(),
 ): Promise<Map<number, AlertRule[]>> {
   listen();
+  const adapter = db.getExecutor().adapter;
+  let entries = byDb.get(adapter);
+  if (!entries) {
+    entries = new Map();
+    byDb.set(adapter, entries);
+    all.add(entries);
+  }
   const out = new Map<number, AlertRule[]>();
   const missing: number[] = [];
   for (const id of projectIds) {

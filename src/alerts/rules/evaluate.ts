@@ -318,7 +318,9 @@ async function writeDecisions(
       const chunk = list.slice(i, i + 500);
       const rows = await trx
         .insertInto("alert_rule_fires")
-        .values(chunk.map((c) => ({ rule_id: ruleId, issue_id: c.issue.issueId, last_fired_at: now })))
+        .values(
+          chunk.map((c) => ({ rule_id: ruleId, issue_id: c.issue.issueId, last_fired_at: now })),
+        )
         .onConflict((oc) =>
           oc
             .columns(["rule_id", "issue_id"])

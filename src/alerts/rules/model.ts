@@ -38,8 +38,7 @@ export function ruleFromRow(row: Selectable<AlertRuleTable>): AlertRule {
     name: row.name,
     environment: row.environment,
     actionMatch: row.action_match === "any" ? "any" : "all",
-    filterMatch:
-      row.filter_match === "any" ? "any" : row.filter_match === "none" ? "none" : "all",
+    filterMatch: row.filter_match === "any" ? "any" : row.filter_match === "none" ? "none" : "all",
     frequency: Number(row.frequency),
     conditions: parseList(row.conditions, (v) => ConditionSchema.safeParse(v)),
     filters: parseList(row.filters, (v) => FilterSchema.safeParse(v)),

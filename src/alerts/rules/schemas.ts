@@ -130,7 +130,9 @@ export const FilterSchema = z.discriminatedUnion(
       }),
     z.object({
       id: z.literal(FILTER.age),
-      comparison_type: z.enum(["older", "newer"], { message: "comparison_type must be older or newer" }),
+      comparison_type: z.enum(["older", "newer"], {
+        message: "comparison_type must be older or newer",
+      }),
       value: count,
       time: z.enum(["minute", "hour", "day", "week"], {
         message: "time must be minute, hour, day or week",

@@ -18,7 +18,8 @@ export async function countIssueMinutes(
     const row = counts.get(key);
     if (row) row.events++;
     else counts.set(key, { issue_id: e.issueId, minute, events: 1 });
-    if (e.userKey) users.set(`${key}:${e.userKey}`, { issue_id: e.issueId, minute, user_key: e.userKey });
+    if (e.userKey)
+      users.set(`${key}:${e.userKey}`, { issue_id: e.issueId, minute, user_key: e.userKey });
   }
   const rows = [...counts.values()].sort((a, b) => a.issue_id - b.issue_id || a.minute - b.minute);
   for (let i = 0; i < rows.length; i += 300) {

@@ -1,13 +1,13 @@
 import { type Insertable, sql, type Transaction } from "kysely";
+import { type AlertIssue, decideAlerts } from "../../alerts/rules/evaluate";
 import type { Database } from "../../db/schema";
 import { encodeBlockSlice } from "../../events/payload";
 import { type BlockSlice, type EventBlock, usedBlocks } from "../process/event-blocks";
 import type { StorableBatch, StorableEvent } from "../process/process-envelopes";
+import { countIssueMinutes } from "./alert-counters";
 import { BulkStatement } from "./bulk-statement";
 import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
 import { indexIssueSearch } from "./issue-search";
-import { type AlertIssue, decideAlerts } from "../../alerts/rules/evaluate";
-import { countIssueMinutes } from "./alert-counters";
 import { applyHeldStatuses, type HeldIssue, noteReleases, type Reopened } from "./issue-status";
 import { countIssueTags } from "./issue-tags";
 import { storeLogs } from "./logs";
@@ -416,7 +416,8 @@ function alertIssues(
       issueId: g.issueId,
       projectId: g.projectId,
       isNew: g.isNew === true,
-      reopened: kind === "regressed" ? "regression" : kind === "unresolved" ? "reappeared" : undefined,
+      reopened:
+        kind === "regressed" ? "regression" : kind === "unresolved" ? "reappeared" : undefined,
       timesSeen: g.timesSeen ?? g.count,
       firstSeen: g.issueFirstSeen ?? g.firstSeen,
       events: [],

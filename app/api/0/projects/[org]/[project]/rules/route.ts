@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { jsonBody, orgApiRoute, slugParam } from "@/src/api/handler";
-import { apiAuditActor } from "@/src/audit/actor";
 import { projectRulesResponse, ruleResponse, ruleScope } from "@/src/alerts/rules/api";
 import { createRule } from "@/src/alerts/rules/mutations";
 import { RuleInputSchema } from "@/src/alerts/rules/schemas";
+import { jsonBody, orgApiRoute, slugParam } from "@/src/api/handler";
+import { apiAuditActor } from "@/src/audit/actor";
 
 const Params = z.object({ org: slugParam, project: slugParam });
 

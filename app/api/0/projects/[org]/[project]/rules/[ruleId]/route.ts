@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { idParam, jsonBody, orgApiRoute, slugParam } from "@/src/api/handler";
-import { apiAuditActor } from "@/src/audit/actor";
 import { projectRuleResponse, ruleResponse, ruleScope } from "@/src/alerts/rules/api";
 import { deleteRule, updateRule } from "@/src/alerts/rules/mutations";
 import { RuleInputSchema } from "@/src/alerts/rules/schemas";
+import { idParam, jsonBody, orgApiRoute, slugParam } from "@/src/api/handler";
+import { apiAuditActor } from "@/src/audit/actor";
 
 const Params = z.object({ org: slugParam, project: slugParam, ruleId: idParam });
 
