@@ -1,5 +1,16 @@
 import { z } from "zod";
+import {
+  ACTION,
+  CONDITION,
+  FILTER,
+  FREQUENCIES,
+  INTERVALS,
+  type IntervalName,
+  MATCHES,
+} from "./ids";
 import { isPrivateWebhookHost } from "./webhook-url";
+
+export * from "./ids";
 
 /**
  * Issue alert rules in Sentry's REST shape: `{name, environment, actionMatch, filterMatch,
@@ -9,50 +20,8 @@ import { isPrivateWebhookHost } from "./webhook-url";
  * range and intervals not in the list are refused with the field named.
  */
 
-export const CONDITION = {
-  firstSeen: "sentry.rules.conditions.first_seen_event.FirstSeenEventCondition",
-  regression: "sentry.rules.conditions.regression_event.RegressionEventCondition",
-  reappeared: "sentry.rules.conditions.reappeared_event.ReappearedEventCondition",
-  frequency: "sentry.rules.conditions.event_frequency.EventFrequencyCondition",
-  uniqueUsers: "sentry.rules.conditions.event_frequency.EventUniqueUserFrequencyCondition",
-} as const;
-
-export const FILTER = {
-  level: "sentry.rules.filters.level.LevelFilter",
-  tagged: "sentry.rules.filters.tagged_event.TaggedEventFilter",
-  latestRelease: "sentry.rules.filters.latest_release.LatestReleaseFilter",
-  /** Sentry's event attribute filter; Faultline knows the attribute `release`. */
-  attribute: "sentry.rules.filters.event_attribute.EventAttributeFilter",
-  age: "sentry.rules.filters.age_comparison.AgeComparisonFilter",
-  occurrences: "sentry.rules.filters.issue_occurrences.IssueOccurrencesFilter",
-} as const;
-
-export const ACTION = {
-  email: "sentry.mail.actions.NotifyEmailAction",
-  /** A Slack incoming webhook (Block Kit message). */
-  slack: "sentry.integrations.slack.notify_action.SlackNotifyServiceAction",
-  discord: "faultline.actions.DiscordWebhookAction",
-  teams: "faultline.actions.MicrosoftTeamsWebhookAction",
-  googleChat: "faultline.actions.GoogleChatWebhookAction",
-  slackCompatible: "faultline.actions.SlackCompatibleWebhookAction",
-  /** Sentry's legacy webhook payload, signed with the rule's secret. */
-  webhook: "faultline.actions.WebhookAction",
-} as const;
-
-/** Sentry's interval names and their minutes. */
-export const INTERVALS = {
-  "1m": 1,
-  "5m": 5,
-  "15m": 15,
-  "1h": 60,
-  "1d": 1440,
-  "1w": 10080,
-} as const;
-export type IntervalName = keyof typeof INTERVALS;
 const intervalNames = Object.keys(INTERVALS) as [IntervalName, ...IntervalName[]];
 
-/** Sentry's level numbers (LevelFilter's `level` is one of these, as a string or a number). */
-export const LEVELS = { fatal: 50, error: 40, warning: 30, info: 20, debug: 10 } as const;
 const levelNumber = z
   .union([z.string(), z.number()])
   .transform((v) => String(v))
@@ -88,9 +57,6 @@ export const ConditionSchema = z.discriminatedUnion(
 );
 export type Condition = z.infer<typeof ConditionSchema>;
 
-/** Sentry's MatchType codes for tags and attributes. */
-export const MATCHES = ["eq", "ne", "co", "nc", "sw", "ew", "is", "ns"] as const;
-export type Match = (typeof MATCHES)[number];
 const matchSchema = z.enum(MATCHES, { message: `match must be one of ${MATCHES.join(", ")}` });
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
 
@@ -145,8 +111,6 @@ export const FilterSchema = z.discriminatedUnion(
 );
 export type Filter = z.infer<typeof FilterSchema>;
 
-export const AGE_UNITS = { minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 604_800_000 };
-
 /** http(s) only; private and loopback targets are refused unless allowed (see webhook-url.ts). */
 const webhookUrl = z
   .string({ message: "a URL is required" })
@@ -156,8 +120,8 @@ const webhookUrl = z
     message: "private, loopback and link-local addresses are refused",
   });
 
-const webhookAction = (id: string, field: "webhookUrl" | "url") =>
-  z.object({ id: z.literal(id), [field]: webhookUrl, name: z.string().optional() });
+const webhookAction = <I extends string>(id: I) =>
+  z.object({ id: z.literal(id), webhookUrl, name: z.string().optional() });
 
 export const ActionSchema = z.discriminatedUnion(
   "id",
@@ -183,18 +147,16 @@ export const ActionSchema = z.discriminatedUnion(
       channel: text(200).optional(),
       name: z.string().optional(),
     }),
-    webhookAction(ACTION.discord, "webhookUrl"),
-    webhookAction(ACTION.teams, "webhookUrl"),
-    webhookAction(ACTION.googleChat, "webhookUrl"),
-    webhookAction(ACTION.slackCompatible, "webhookUrl"),
-    webhookAction(ACTION.webhook, "url"),
+    webhookAction(ACTION.discord),
+    webhookAction(ACTION.teams),
+    webhookAction(ACTION.googleChat),
+    webhookAction(ACTION.slackCompatible),
+    /** Sentry's legacy webhook plugin calls its field `url`. */
+    z.object({ id: z.literal(ACTION.webhook), url: webhookUrl, name: z.string().optional() }),
   ],
   { message: "unknown action id" },
 );
 export type Action = z.infer<typeof ActionSchema>;
-
-/** Sentry's `frequency` is the action interval in minutes: 5 minutes to 30 days. */
-export const FREQUENCIES = [5, 10, 30, 60, 180, 720, 1440, 10080, 43200] as const;
 
 export const RuleInputSchema = z.object({
   name: z.string().trim().min(1, "name is required").max(256, "at most 256 characters"),
