@@ -214,24 +214,7 @@ export function RuleEditor({
   );
 
   const adder = (list: "conditions" | "filters" | "actions", choices: [string, string, Item][]) =>
-    readOnly ? null : (
-      <label className="mt-2 flex items-center gap-2 text-sm">
-        <span className="text-xs text-muted">Add</span>
-        <select
-          className={input}
-          value=""
-          aria-label={`Add to ${list}`}
-          onChange={(e) => add(list, choices.find(([id]) => id === e.target.value)?.[2])}
-        >
-          <option value="">Choose…</option>
-          {choices.map(([id, words]) => (
-            <option key={id} value={id}>
-              {words}
-            </option>
-          ))}
-        </select>
-      </label>
-    );
+    readOnly ? null : <Adder list={list} choices={choices} onAdd={(item) => add(list, item)} />;
 
   return (
     <form action={formAction} className="grid max-w-5xl gap-4 text-sm">
@@ -431,5 +414,41 @@ export function RuleEditor({
         </div>
       )}
     </form>
+  );
+}
+
+/** A choice of what to add and an Add button (a select that acts on change is hard to use by keyboard). */
+function Adder({
+  list,
+  choices,
+  onAdd,
+}: {
+  list: string;
+  choices: [string, string, Item][];
+  onAdd: (item: Item | undefined) => void;
+}) {
+  const [choice, setChoice] = useState(choices[0]?.[0] ?? "");
+  return (
+    <div className="mt-2 flex items-center gap-2 text-sm">
+      <select
+        className={input}
+        value={choice}
+        aria-label={`Add to ${list}`}
+        onChange={(e) => setChoice(e.target.value)}
+      >
+        {choices.map(([id, words]) => (
+          <option key={id} value={id}>
+            {words}
+          </option>
+        ))}
+      </select>
+      <button
+        type="button"
+        className="rounded border border-line px-2 py-0.5 text-xs hover:bg-raised"
+        onClick={() => onAdd(choices.find(([id]) => id === choice)?.[2])}
+      >
+        Add {list === "conditions" ? "condition" : list === "filters" ? "filter" : "action"}
+      </button>
+    </div>
   );
 }

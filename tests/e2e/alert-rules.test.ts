@@ -58,10 +58,13 @@ describe("alert rules in the browser", () => {
       await page.getByRole("navigation", { name: "Organization" }).getByText("Alerts").click();
       await page.waitForURL(`${server.url}/acme/alerts`);
       const table = page.getByRole("table", { name: "Alert rules" });
-      await expect
-        .poll(() => table.getByText("Send a notification for new issues").count())
-        .toBe(1);
-      await expect.poll(() => table.getByText("email the members").count()).toBe(1);
+      // Every project starts with the default rule (acme's own and the built-in one).
+      const row = table
+        .getByRole("row")
+        .filter({ has: page.getByRole("cell", { name: "default", exact: true }) });
+      await expect.poll(() => row.getByText("Send a notification for new issues").count()).toBe(1);
+      await expect.poll(() => row.getByText("email the members").count()).toBe(1);
+      await expect.poll(() => row.getByText("never").count()).toBe(1);
       await screenshot(page, "alert-rules-list");
 
       await page.getByRole("button", { name: "New rule" }).click();
@@ -70,12 +73,16 @@ describe("alert rules in the browser", () => {
       await page.getByLabel("Add to conditions").selectOption({
         label: "The issue is seen more than N times in an interval",
       });
+      await page.getByRole("button", { name: "Add condition" }).click();
+      await page.getByLabel("Action match").selectOption("any");
       await page.getByLabel("More than").fill("25");
       await page.getByLabel("In", { exact: true }).selectOption("15m");
       await page.getByLabel("Add to filters").selectOption({ label: "Tag" });
+      await page.getByRole("button", { name: "Add filter" }).click();
       await page.getByLabel("Tag", { exact: true }).fill("team");
       await page.getByLabel("Value", { exact: true }).fill("checkout");
       await page.getByLabel("Add to actions").selectOption({ label: "Discord webhook" });
+      await page.getByRole("button", { name: "Add action" }).click();
       await page.getByLabel("Webhook URL").fill("http://192.168.1.10/hook");
       await page.getByRole("button", { name: "Create rule" }).click();
       const error = page.locator('[data-field="actions.1.webhookUrl"]');
