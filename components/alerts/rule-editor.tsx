@@ -1,6 +1,6 @@
 "use client";
 
-import { useActionState, useState } from "react";
+import { startTransition, useActionState, useState } from "react";
 import {
   ACTION,
   CONDITION,
@@ -217,7 +217,16 @@ export function RuleEditor({
     readOnly ? null : <Adder list={list} choices={choices} onAdd={(item) => add(list, item)} />;
 
   return (
-    <form action={formAction} className="grid max-w-5xl gap-4 text-sm">
+    <form
+      // Submitted by hand: a form `action` is reset by React after it runs, which would show
+      // selects at their first option while the rule keeps the chosen ones.
+      onSubmit={(e) => {
+        e.preventDefault();
+        const data = new FormData(e.currentTarget);
+        startTransition(() => formAction(data));
+      }}
+      className="grid max-w-5xl gap-4 text-sm"
+    >
       <input type="hidden" name="org" value={org} />
       <input type="hidden" name="project" value={project} />
       {ruleId !== undefined && <input type="hidden" name="ruleId" value={ruleId} />}

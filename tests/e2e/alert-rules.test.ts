@@ -75,8 +75,8 @@ describe("alert rules in the browser", () => {
       });
       await page.getByRole("button", { name: "Add condition" }).click();
       await page.getByLabel("Action match").selectOption("any");
-      await page.getByLabel("More than").fill("25");
-      await page.getByLabel("In", { exact: true }).selectOption("15m");
+      await page.getByRole("spinbutton", { name: "More than" }).fill("25");
+      await page.getByRole("combobox", { name: /^In\b/ }).selectOption("15m");
       await page.getByLabel("Add to filters").selectOption({ label: "Tag" });
       await page.getByRole("button", { name: "Add filter" }).click();
       await page.getByLabel("Tag", { exact: true }).fill("team");
@@ -88,6 +88,8 @@ describe("alert rules in the browser", () => {
       const error = page.locator('[data-field="actions.1.webhookUrl"]');
       await error.waitFor();
       expect(await error.textContent()).toContain("private");
+      // The form keeps what was chosen.
+      expect(await page.getByRole("combobox", { name: /^In\b/ }).inputValue()).toBe("15m");
       await screenshot(page, "alert-rules-field-error");
 
       await page.getByLabel("Webhook URL").fill("https://discord.com/api/webhooks/1/abc");
@@ -97,7 +99,9 @@ describe("alert rules in the browser", () => {
       await expect
         .poll(() => page.getByRole("heading", { name: "Checkout spikes" }).count())
         .toBe(1);
-      expect(await page.getByLabel("More than").inputValue()).toBe("25");
+      expect(await page.getByRole("spinbutton", { name: "More than" }).inputValue()).toBe("25");
+      expect(await page.getByRole("combobox", { name: /^In\b/ }).inputValue()).toBe("15m");
+      expect(await page.getByLabel("Action match").inputValue()).toBe("any");
       expect(await page.getByLabel("Webhook URL").inputValue()).toBe(
         "https://discord.com/api/webhooks/1/abc",
       );
