@@ -40,6 +40,7 @@ export interface Database {
   alert_rules: AlertRuleTable;
   alert_rule_fires: AlertRuleFireTable;
   issue_minute_counts: IssueMinuteCountTable;
+  issue_minute_users: IssueMinuteUserTable;
   alert_outbox: AlertOutboxTable;
   alert_delivery_attempts: AlertDeliveryAttemptTable;
   upload_chunks: UploadChunkTable;
@@ -617,4 +618,11 @@ export interface ApiTokenTable {
   expires_at: number | null;
   last_used_at: number | null;
   revoked_at: number | null;
+}
+
+/** Distinct users of an issue per minute (migration 022), for unique-user conditions. */
+export interface IssueMinuteUserTable {
+  issue_id: number;
+  minute: number;
+  user_key: string;
 }

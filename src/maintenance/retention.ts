@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { type RawBuilder, sql } from "kysely";
+import { pruneAlertState } from "../alerts/rules/prune";
 import type { Db } from "../db/connection";
 import { expireSourcemaps } from "../sourcemaps/mutations";
 
@@ -90,6 +91,9 @@ export async function runRetention(
   const sourcemaps = await expireSourcemaps(db, now);
   if (sourcemaps.bundles > 0) summary.artifact_bundles = sourcemaps.bundles;
   if (sourcemaps.chunks > 0) summary.upload_chunks = sourcemaps.chunks;
+  // Alert counters and fires outlive no rule's interval, whatever the projects' retention.
+  if (!job.stopped && options.tables === undefined)
+    await pruneAlertState(db, now, options.batchSize, options.shouldStop);
   return summary;
 }
 
