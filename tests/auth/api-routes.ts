@@ -280,4 +280,39 @@ export const API_ROUTES: ApiRouteCase[] = [
     ok: [404],
     body: {},
   },
+  // Performance (issue-22-perf-traces).
+  {
+    method: "GET",
+    path: "/api/0/organizations/{org}/performance/",
+    need: "event:read",
+    ok: [200],
+  },
+  // Alert rules (issue-21-rules).
+  { method: "GET", path: "/api/0/projects/{org}/{project}/rules/", need: "alerts:read", ok: [200] },
+  {
+    method: "POST",
+    path: "/api/0/projects/{org}/{project}/rules/",
+    need: "alerts:write",
+    ok: [400],
+    body: {},
+  },
+  {
+    method: "GET",
+    path: `/api/0/projects/{org}/{project}/rules/${UNKNOWN}/`,
+    need: "alerts:read",
+    ok: [404],
+  },
+  {
+    method: "PUT",
+    path: `/api/0/projects/{org}/{project}/rules/${UNKNOWN}/`,
+    need: "alerts:write",
+    ok: [404, 400],
+    body: {},
+  },
+  {
+    method: "DELETE",
+    path: `/api/0/projects/{org}/{project}/rules/${UNKNOWN}/`,
+    need: "alerts:write",
+    ok: [404],
+  },
 ];
