@@ -37,6 +37,9 @@ export const AUDIT_VERBS = {
   "invitation.accept": "accepted the invitation:",
   "sso.update": "changed single sign-on:",
   "sso.delete": "removed single sign-on:",
+  "monitor.mute": "muted cron monitor",
+  "monitor.unmute": "unmuted cron monitor",
+  "monitor.delete": "deleted cron monitor",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

@@ -275,6 +275,8 @@ export interface MonitorTable {
   last_checkin: number | null;
   next_checkin: number | null;
   created_at: number;
+  /** 1 when muted from the crons page (migration 018). */
+  muted: Generated<number>;
 }
 
 export type CheckInStatus = "ok" | "error" | "in_progress" | "missed";

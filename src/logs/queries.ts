@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
+import type { Database } from "../db/schema";
 
 /** Log items newest first, by keyset on (timestamp, id) so pages stay stable as logs arrive. */
 export interface LogCursor {
@@ -7,10 +8,21 @@ export interface LogCursor {
   id: number;
 }
 
-export interface LogListOptions {
+export interface LogWhere {
   projectIds: number[];
   /** Case-insensitive substring of the body. */
   text?: string;
+  severities?: string[];
+  /** Attribute equals (numbers and booleans compared as their JSON text). */
+  attributes?: { key: string; value: string }[];
+  environment?: string;
+  release?: string;
+  traceId?: string;
+  /** Milliseconds, inclusive lower bound on the log's timestamp. */
+  since?: number;
+}
+
+export interface LogListOptions extends LogWhere {
   limit: number;
   before?: LogCursor;
 }
@@ -34,19 +46,44 @@ export async function listLogs(db: Db, options: LogListOptions) {
     .slice(0, options.limit);
 }
 
-function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
-  let query = db.kysely
-    .selectFrom("log_items")
-    .selectAll()
-    .where("project_id", "in", projectIds)
-    .orderBy("timestamp", "desc")
-    .orderBy("id", "desc")
-    .limit(options.limit);
-  if (options.text) {
-    const pattern = `%${options.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+type LogQuery<O> = SelectQueryBuilder<Database, "log_items", O>;
+
+/** The WHERE clause every log read shares: list, histogram and live tail. */
+export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<O> {
+  let q = query.where("project_id", "in", w.projectIds);
+  if (w.text) {
+    const pattern = `%${w.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     // ESCAPE is spelled out: SQLite has no default escape character for LIKE.
-    query = query.where(sql<boolean>`lower(body) LIKE ${pattern} ESCAPE '\\'`);
+    q = q.where(sql<boolean>`lower(body) LIKE ${pattern} ESCAPE '\\'`);
   }
+  if (w.severities && w.severities.length > 0) q = q.where("severity", "in", w.severities);
+  if (w.environment) q = q.where("environment", "=", w.environment);
+  if (w.release) q = q.where("release", "=", w.release);
+  if (w.traceId) q = q.where("trace_id", "=", w.traceId);
+  if (w.since !== undefined) q = q.where("timestamp", ">=", w.since);
+  for (const { key, value } of w.attributes ?? []) q = q.where(attributeEquals(db, key, value));
+  return q;
+}
+
+function attributeEquals(db: Db, key: string, value: string) {
+  if (db.dialect === "postgres")
+    return sql<boolean>`(attributes::jsonb ->> ${key}) = ${value}`;
+  // JSON path with the key quoted, so dots and spaces in attribute names are literal.
+  const path = `$."${key.replace(/["\\]/g, "")}"`;
+  return sql<boolean>`(CASE json_type(attributes, ${path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ${path}) AS TEXT) END) = ${value}`;
+}
+
+function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
+  let query = whereLogs(
+    db,
+    db.kysely
+      .selectFrom("log_items")
+      .selectAll()
+      .orderBy("timestamp", "desc")
+      .orderBy("id", "desc")
+      .limit(options.limit),
+    { ...options, projectIds },
+  );
   const before = options.before;
   if (before) {
     query = query.where((eb) =>
@@ -57,4 +94,86 @@ function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
     );
   }
   return query.execute();
+}
+
+export type LogRow = Awaited<ReturnType<typeof listLogs>>[number];
+
+export interface VolumeBucket {
+  /** Start of the bucket, ms. */
+  start: number;
+  severity: string;
+  count: number;
+}
+
+/**
+ * Log volume per severity and time bucket of `stepMs` from `since` on: the explorer's
+ * histogram. Buckets are aligned to multiples of `stepMs` since the epoch.
+ */
+export async function logVolume(
+  db: Db,
+  where: LogWhere & { since: number },
+  stepMs: number,
+): Promise<VolumeBucket[]> {
+  if (where.projectIds.length === 0) return [];
+  const step = Math.max(1, Math.floor(stepMs));
+  const bucket =
+    db.dialect === "postgres"
+      ? sql<number>`(floor(timestamp / ${step}) * ${step})::bigint`
+      : sql<number>`(CAST(timestamp / ${step} AS INTEGER) * ${step})`;
+  const rows = await whereLogs(
+    db,
+    db.kysely
+      .selectFrom("log_items")
+      .select([bucket.as("start"), "severity", (eb) => eb.fn.countAll<number>().as("count")]),
+    where,
+  )
+    .groupBy([sql`1`, "severity"])
+    .orderBy(sql`1`)
+    .execute();
+  return rows.map((r) => ({ start: Number(r.start), severity: r.severity, count: Number(r.count) }));
+}
+
+/**
+ * Logs with an id above `afterId`, oldest first: the live tail's feed. Ids only grow, so a
+ * cursor on them finds every row committed since the last read (see src/logs/tail.ts).
+ */
+export function logsAfter(db: Db, projectIds: number[], afterId: number, limit: number) {
+  if (projectIds.length === 0) return Promise.resolve([]);
+  return db.kysely
+    .selectFrom("log_items")
+    .selectAll()
+    .where("id", ">", afterId)
+    .where("project_id", "in", projectIds)
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+export async function maxLogId(db: Db): Promise<number> {
+  const row = await db.kysely
+    .selectFrom("log_items")
+    .select((eb) => eb.fn.max("id").as("max"))
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
+}
+
+/** Distinct environments and releases seen in recent logs of these projects, for the filters. */
+export async function logFacets(db: Db, projectIds: number[], since: number) {
+  if (projectIds.length === 0) return { environments: [], releases: [] };
+  const [environments, releases] = await Promise.all(
+    (["environment", "release"] as const).map((column) =>
+      db.kysely
+        .selectFrom("log_items")
+        .select(column)
+        .distinct()
+        .where("project_id", "in", projectIds)
+        .where("timestamp", ">=", since)
+        .where(column, "is not", null)
+        .orderBy(column)
+        .limit(100)
+        .execute()
+        .then((rows) => rows.map((r) => String(r[column]))),
+    ),
+  );
+  return { environments: environments ?? [], releases: releases ?? [] };
 }
