@@ -2,7 +2,13 @@ import { z } from "zod";
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
 import { findOrgProjects } from "../projects/org-projects";
-import { LogFiltersSchema, type LogFilters, parseLogQuery, RANGES, readLogFilters } from "./filters";
+import {
+  type LogFilters,
+  LogFiltersSchema,
+  parseLogQuery,
+  RANGES,
+  readLogFilters,
+} from "./filters";
 import { type LogCursor, type LogRow, type LogWhere, listLogs, logVolume } from "./queries";
 
 /**
@@ -45,7 +51,7 @@ export function parseLogsQuery(params: URLSearchParams): LogsQuery {
   return { ...filters, ...parsed.data };
 }
 
-function parseCursor(text: string): LogCursor | undefined {
+export function parseCursor(text: string): LogCursor | undefined {
   const m = /^([0-9.eE+-]{1,40}):(\d{1,15})$/.exec(text);
   if (!m) return undefined;
   const timestamp = Number(m[1]);

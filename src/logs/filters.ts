@@ -8,7 +8,13 @@ import { z } from "zod";
 export const SEVERITIES = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-export const RANGES = { "1h": 3_600_000, "24h": 86_400_000, "7d": 604_800_000, "14d": 1_209_600_000, "30d": 2_592_000_000 } as const;
+export const RANGES = {
+  "1h": 3_600_000,
+  "24h": 86_400_000,
+  "7d": 604_800_000,
+  "14d": 1_209_600_000,
+  "30d": 2_592_000_000,
+} as const;
 export type RangeKey = keyof typeof RANGES;
 
 const ident = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, "must be a project id or slug");
@@ -35,7 +41,10 @@ export function readLogFilters(params: URLSearchParams): {
   invalid: string[];
 } {
   const all = (name: string) => {
-    const values = params.getAll(name).flatMap((v) => v.split(",")).filter((v) => v !== "");
+    const values = params
+      .getAll(name)
+      .flatMap((v) => v.split(","))
+      .filter((v) => v !== "");
     return values.length > 0 ? values : undefined;
   };
   const raw: Record<string, unknown> = {
@@ -70,7 +79,8 @@ export function parseLogQuery(query: string | undefined): ParsedQuery {
   const words: string[] = [];
   const re = /([A-Za-z0-9_.@-]{1,100}):(?:"((?:[^"\\]|\\.)*)"|(\S+))|"((?:[^"\\]|\\.)*)"|(\S+)/g;
   for (const m of (query ?? "").matchAll(re)) {
-    if (m[1] !== undefined) attributes.push({ key: m[1], value: (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1") });
+    if (m[1] !== undefined)
+      attributes.push({ key: m[1], value: (m[2] ?? m[3] ?? "").replace(/\\(.)/g, "$1") });
     else words.push((m[4] ?? m[5] ?? "").replace(/\\(.)/g, "$1"));
   }
   const text = words.join(" ").trim();

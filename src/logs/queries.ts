@@ -66,8 +66,7 @@ export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<
 }
 
 function attributeEquals(db: Db, key: string, value: string) {
-  if (db.dialect === "postgres")
-    return sql<boolean>`(attributes::jsonb ->> ${key}) = ${value}`;
+  if (db.dialect === "postgres") return sql<boolean>`(attributes::jsonb ->> ${key}) = ${value}`;
   // JSON path with the key quoted, so dots and spaces in attribute names are literal.
   const path = `$."${key.replace(/["\\]/g, "")}"`;
   return sql<boolean>`(CASE json_type(attributes, ${path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ${path}) AS TEXT) END) = ${value}`;
@@ -130,7 +129,11 @@ export async function logVolume(
     .groupBy([sql`1`, "severity"])
     .orderBy(sql`1`)
     .execute();
-  return rows.map((r) => ({ start: Number(r.start), severity: r.severity, count: Number(r.count) }));
+  return rows.map((r) => ({
+    start: Number(r.start),
+    severity: r.severity,
+    count: Number(r.count),
+  }));
 }
 
 /**
