@@ -47,7 +47,8 @@ export function LiveTail({ orgSlug, query }: { orgSlug: string; query: string })
     };
   }, [on, orgSlug, query]);
 
-  // Follow the newest line while not paused.
+  // Follow the newest line while not paused (runs after each new line).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: lines is the trigger, not an input
   useEffect(() => {
     if (!paused && box.current) box.current.scrollTop = box.current.scrollHeight;
   }, [lines, paused]);
