@@ -158,7 +158,7 @@ describe.each(dialects)("log explorer on $name", ({ create }) => {
   it("tails new lines to a reading subscriber, drops one that never reads, bounds subscribers", async () => {
     const hub = new LogTailHub(db, {
       pollMs: 30,
-      bufferChunks: 4,
+      bufferBytes: 4096,
       maxPerOrg: 3,
       heartbeatMs: 60_000,
     });
@@ -190,12 +190,12 @@ describe.each(dialects)("log explorer on $name", ({ create }) => {
       await p.send(envelope([line("info"), line("error")]));
       await p.worker.drain();
       await waitFor(async () => received.includes(`tail ${batch} error`), 10_000, `batch ${batch}`);
-      maxQueued = Math.max(maxQueued, hub.stats().queuedChunks);
+      maxQueued = Math.max(maxQueued, hub.stats().queuedBytes);
     }
     expect(received.filter((b) => b.startsWith("tail "))).toHaveLength(24);
     expect(filteredReceived).toEqual(Array.from({ length: 12 }, (_, i) => `tail ${i} error`));
     // The idle subscriber's queue never grew past its bound, and then it was dropped.
-    expect(maxQueued).toBeLessThanOrEqual(4 + 1);
+    expect(maxQueued).toBeLessThanOrEqual(4096 + 2048);
     expect(hub.stats()).toMatchObject({ subscribers: 2, dropped: 1 });
     await expect(idle.getReader().read()).rejects.toThrow(/too slow/);
     hub.close();

@@ -21,8 +21,8 @@ export interface TailLimits {
   pollMs: number;
   maxSubscribers: number;
   maxPerOrg: number;
-  /** Chunks (one per poll with matching rows) queued for a subscriber before it is dropped. */
-  bufferChunks: number;
+  /** Bytes queued for a subscriber (unread) beyond which it is dropped. */
+  bufferBytes: number;
   /** Rows read per poll; more wait for the next poll. */
   batchRows: number;
   heartbeatMs: number;
@@ -32,7 +32,7 @@ const DEFAULT_LIMITS: TailLimits = {
   pollMs: 500,
   maxSubscribers: 200,
   maxPerOrg: 25,
-  bufferChunks: 64,
+  bufferBytes: 4 * 1024 * 1024,
   batchRows: 1000,
   heartbeatMs: 15_000,
 };
@@ -59,7 +59,8 @@ export interface TailStats {
   subscribers: number;
   feeds: number;
   dropped: number;
-  queuedChunks: number;
+  /** Bytes queued for all subscribers, unread. */
+  queuedBytes: number;
 }
 
 export class LogTailHub {
@@ -76,11 +77,11 @@ export class LogTailHub {
   }
 
   stats(): TailStats {
-    let queuedChunks = 0;
+    let queuedBytes = 0;
     for (const feed of this.feeds.values())
       for (const s of feed.subscribers)
-        queuedChunks += this.limits.bufferChunks - (s.controller.desiredSize ?? 0);
-    return { subscribers: this.count, feeds: this.feeds.size, dropped: this.dropped, queuedChunks };
+        queuedBytes += this.limits.bufferBytes - (s.controller.desiredSize ?? 0);
+    return { subscribers: this.count, feeds: this.feeds.size, dropped: this.dropped, queuedBytes };
   }
 
   /** A new subscriber's event stream; throws rate_limited when the limits are reached. */
@@ -109,7 +110,7 @@ export class LogTailHub {
           if (sub) this.remove(feed, sub);
         },
       },
-      { highWaterMark: this.limits.bufferChunks },
+      new ByteLengthQueuingStrategy({ highWaterMark: this.limits.bufferBytes }),
     );
     signal?.addEventListener("abort", () => sub && this.remove(feed, sub), { once: true });
     return stream;
@@ -181,8 +182,12 @@ export class LogTailHub {
   }
 
   private deliver(feed: Feed, sub: Subscriber, text: string): void {
-    // desiredSize ≤ 0: the queue is full because nobody reads; drop the client, not memory.
-    if ((sub.controller.desiredSize ?? 0) <= 0) {
+    const bytes = encoder.encode(text);
+    // The queue only fills when nobody reads: drop the client, not memory. An empty queue
+    // always takes one chunk (at most batchRows lines), so a big burst does not drop a reader.
+    const free = sub.controller.desiredSize ?? 0;
+    const queued = this.limits.bufferBytes - free;
+    if (queued > 0 && bytes.byteLength > free) {
       this.dropped++;
       this.remove(feed, sub);
       try {
@@ -193,7 +198,7 @@ export class LogTailHub {
       return;
     }
     try {
-      sub.controller.enqueue(encoder.encode(text));
+      sub.controller.enqueue(bytes);
     } catch {
       this.remove(feed, sub);
     }
@@ -270,6 +275,6 @@ function limitsFromEnv(): Partial<TailLimits> {
   return {
     maxSubscribers: e.FAULTLINE_TAIL_MAX_SUBSCRIBERS,
     maxPerOrg: e.FAULTLINE_TAIL_MAX_PER_ORG,
-    bufferChunks: e.FAULTLINE_TAIL_BUFFER_CHUNKS,
+    bufferBytes: e.FAULTLINE_TAIL_BUFFER_BYTES,
   };
 }
