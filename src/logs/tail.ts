@@ -189,6 +189,9 @@ export class LogTailHub {
     const queued = this.limits.bufferBytes - free;
     if (queued > 0 && bytes.byteLength > free) {
       this.dropped++;
+      console.warn(
+        `[logs] live tail: dropped a subscriber that stopped reading (${queued} bytes unread)`,
+      );
       this.remove(feed, sub);
       try {
         sub.controller.error(new Error("live-tail subscriber too slow; dropped"));

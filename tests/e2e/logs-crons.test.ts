@@ -63,7 +63,11 @@ afterEach((context) => {
 });
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  // A small tail buffer, so the never-reading subscriber below is dropped after a few MB.
+  [server, browser] = await Promise.all([
+    startServer({ env: { FAULTLINE_TAIL_BUFFER_BYTES: String(256 * 1024) } }),
+    launchBrowser(),
+  ]);
   as.owner = new Client(server.url);
   const done = await as.owner.action("/setup", ACTIONS.setUp, {
     ...OWNER,
@@ -327,6 +331,7 @@ describe("logs and crons pages", () => {
     }
     socket.resume();
     await waitFor(async () => closed, 60_000, "the never-reading subscriber's connection closed");
+    expect(server.logs()).toContain("dropped a subscriber that stopped reading");
     const health = await fetch(`${server.url}/healthz`);
     expect(health.status).toBe(200);
   }, 180_000);
