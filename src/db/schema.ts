@@ -19,6 +19,7 @@ export interface Database {
   worker_state: WorkerStateTable;
   spans: SpanTable;
   log_items: LogItemTable;
+  log_volume: LogVolumeTable;
   release_sessions: ReleaseSessionTable;
   release_session_members: ReleaseSessionMemberTable;
   monitors: MonitorTable;
@@ -230,6 +231,14 @@ export interface LogItemTable {
   release: string | null;
   environment: string | null;
   received_at: number;
+}
+
+/** Log counts per project, minute of the log's timestamp and severity (migration 018). */
+export interface LogVolumeTable {
+  project_id: number;
+  minute: number;
+  severity: string;
+  count: number;
 }
 
 /** Session counts per project, release, environment ('' for none) and hour of start. */

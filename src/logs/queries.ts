@@ -114,7 +114,15 @@ export async function logVolume(
   stepMs: number,
 ): Promise<VolumeBucket[]> {
   if (where.projectIds.length === 0) return [];
-  const step = Math.max(1, Math.floor(stepMs));
+  const step = Math.max(MINUTE, Math.floor(stepMs / MINUTE) * MINUTE);
+  const rollup =
+    !where.text &&
+    !where.environment &&
+    !where.release &&
+    !where.traceId &&
+    (where.attributes ?? []).length === 0 &&
+    where.since % MINUTE === 0;
+  if (rollup) return volumeFromRollup(db, where, step);
   const bucket =
     db.dialect === "postgres"
       ? sql<number>`(floor(timestamp / ${step}) * ${step})::bigint`
@@ -129,6 +137,34 @@ export async function logVolume(
     .groupBy([sql`1`, "severity"])
     .orderBy(sql`1`)
     .execute();
+  return rows.map((r) => ({
+    start: Number(r.start),
+    severity: r.severity,
+    count: Number(r.count),
+  }));
+}
+
+const MINUTE = 60_000;
+
+/** The same buckets from `log_volume` (kept by the store stage) when only severity filters. */
+async function volumeFromRollup(
+  db: Db,
+  where: LogWhere & { since: number },
+  step: number,
+): Promise<VolumeBucket[]> {
+  const bucket =
+    db.dialect === "postgres"
+      ? sql<number>`(minute / ${step}::bigint) * ${step}::bigint`
+      : // better-sqlite3 binds numbers as REAL: the cast makes the division an integer one.
+        sql<number>`(CAST(minute / ${step} AS INTEGER) * ${step})`;
+  let q = db.kysely
+    .selectFrom("log_volume")
+    .select([bucket.as("start"), "severity", (eb) => eb.fn.sum<number>("count").as("count")])
+    .where("project_id", "in", where.projectIds)
+    .where("minute", ">=", where.since);
+  if (where.severities && where.severities.length > 0)
+    q = q.where("severity", "in", where.severities);
+  const rows = await q.groupBy([sql`1`, "severity"]).orderBy(sql`1`).execute();
   return rows.map((r) => ({
     start: Number(r.start),
     severity: r.severity,
