@@ -172,47 +172,11 @@ async function volumeFromRollup(
   }));
 }
 
-/**
- * Logs with an id above `afterId`, oldest first: the live tail's feed. Ids only grow, so a
- * cursor on them finds every row committed since the last read (see src/logs/tail.ts).
- */
-export function logsAfter(db: Db, projectIds: number[], afterId: number, limit: number) {
-  if (projectIds.length === 0) return Promise.resolve([]);
-  return db.kysely
-    .selectFrom("log_items")
-    .selectAll()
-    .where("id", ">", afterId)
-    .where("project_id", "in", projectIds)
-    .orderBy("id")
-    .limit(limit)
-    .execute();
-}
-
+/** The newest log id: where a live-tail feed starts (src/logs/tail.ts). */
 export async function maxLogId(db: Db): Promise<number> {
   const row = await db.kysely
     .selectFrom("log_items")
     .select((eb) => eb.fn.max("id").as("max"))
     .executeTakeFirst();
   return Number(row?.max ?? 0);
-}
-
-/** Distinct environments and releases seen in recent logs of these projects, for the filters. */
-export async function logFacets(db: Db, projectIds: number[], since: number) {
-  if (projectIds.length === 0) return { environments: [], releases: [] };
-  const [environments, releases] = await Promise.all(
-    (["environment", "release"] as const).map((column) =>
-      db.kysely
-        .selectFrom("log_items")
-        .select(column)
-        .distinct()
-        .where("project_id", "in", projectIds)
-        .where("timestamp", ">=", since)
-        .where(column, "is not", null)
-        .orderBy(column)
-        .limit(100)
-        .execute()
-        .then((rows) => rows.map((r) => String(r[column]))),
-    ),
-  );
-  return { environments: environments ?? [], releases: releases ?? [] };
 }
