@@ -1,89 +1,57 @@
+import { TimeSeriesChart } from "@/components/charts/time-series-chart";
+import type { TimeSeriesData } from "@/components/charts/types";
 import { SEVERITIES } from "@/src/logs/filters";
-
-const COLORS: Record<string, string> = {
-  trace: "#94a3b8",
-  debug: "#64748b",
-  info: "#3b82f6",
-  warn: "#f59e0b",
-  error: "#ef4444",
-  fatal: "#991b1b",
-};
 
 interface Volume {
   step_ms: number;
   since: string;
+  until: string;
   data: { start: number; severity: string; count: number }[];
 }
 
 /**
- * Log volume per severity over time as stacked bars, drawn on the server so the numbers
- * need no JavaScript; each bar's title and the totals table carry the figures.
+ * Log volume per severity over time (the API's `logs/volume/` buckets): the shared uPlot
+ * chart (hover, drag to zoom) over server-rendered numbers, and the totals per severity.
  */
-export function VolumeChart({ volume, now }: { volume: Volume; now: number }) {
+export function VolumeChart({ volume }: { volume: Volume }) {
   const since = Date.parse(volume.since);
+  const until = Date.parse(volume.until);
   const step = volume.step_ms;
-  const buckets = Math.max(1, Math.ceil((now - since) / step));
-  const columns = Array.from({ length: buckets }, (_, i) => ({
-    start: since + i * step,
-    counts: {} as Record<string, number>,
-    total: 0,
-  }));
+  const timestamps: number[] = [];
+  for (let t = since; t < until; t += step) timestamps.push(t);
+  const index = new Map(timestamps.map((t, i) => [t, i]));
   const totals: Record<string, number> = {};
+  const values = new Map<string, number[]>();
   for (const b of volume.data) {
-    const column = columns[Math.floor((b.start - since) / step)];
-    if (column) {
-      column.counts[b.severity] = (column.counts[b.severity] ?? 0) + b.count;
-      column.total += b.count;
-    }
     totals[b.severity] = (totals[b.severity] ?? 0) + b.count;
+    const i = index.get(b.start);
+    if (i === undefined) continue;
+    let row = values.get(b.severity);
+    if (!row) {
+      row = timestamps.map(() => 0);
+      values.set(b.severity, row);
+    }
+    row[i] = (row[i] ?? 0) + b.count;
   }
-  const max = Math.max(1, ...columns.map((c) => c.total));
-  const fmt = (ms: number) => new Date(ms).toISOString().slice(5, 16).replace("T", " ");
+  const data: TimeSeriesData = {
+    timestamps,
+    series: SEVERITIES.filter((s) => values.has(s)).map((s) => ({
+      label: s,
+      values: values.get(s) ?? [],
+    })),
+    unit: "count",
+    bucketMs: step,
+  };
   return (
-    <figure className="mb-3" aria-label="Log volume by severity">
-      <div className="flex h-24 items-end gap-px border-b border-line" data-volume-chart>
-        {columns.map((c) => (
-          <div
-            key={c.start}
-            className="flex h-full flex-1 flex-col-reverse"
-            title={`${fmt(c.start)} UTC: ${c.total} (${Object.entries(c.counts)
-              .map(([s, n]) => `${s} ${n}`)
-              .join(", ")})`}
-            data-bucket={c.start}
-            data-count={c.total}
-          >
-            {SEVERITIES.map((s) =>
-              c.counts[s] ? (
-                <div
-                  key={s}
-                  style={{ height: `${(c.counts[s] / max) * 100}%`, background: COLORS[s] }}
-                />
-              ) : null,
-            )}
-          </div>
+    <div className="mb-3" data-volume-chart>
+      <TimeSeriesChart title="Log volume by severity" data={data} kind="bars" height={120} />
+      <p aria-label="Log volume totals" className="mt-1 flex flex-wrap gap-3 text-xs text-muted">
+        {SEVERITIES.map((s) => (
+          <span key={s} data-severity-total={s}>
+            {s} <span data-total>{totals[s] ?? 0}</span>
+          </span>
         ))}
-      </div>
-      <figcaption className="mt-1 flex flex-wrap justify-between gap-2 text-xs text-muted">
-        <span>
-          {fmt(since)} – now (UTC), one bar per {Math.round(step / 60_000)} min
-        </span>
-        <table aria-label="Log volume totals" className="text-xs">
-          <tbody>
-            <tr>
-              {SEVERITIES.map((s) => (
-                <td key={s} className="pr-3" data-severity-total={s}>
-                  <span
-                    aria-hidden
-                    className="mr-1 inline-block h-2 w-2"
-                    style={{ background: COLORS[s] }}
-                  />
-                  {s} <span data-total>{totals[s] ?? 0}</span>
-                </td>
-              ))}
-            </tr>
-          </tbody>
-        </table>
-      </figcaption>
-    </figure>
+      </p>
+    </div>
   );
 }

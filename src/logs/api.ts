@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
 import { findOrgProjects } from "../projects/org-projects";
+import { bucketFor } from "../ui/page-filters";
 import {
   type LogFilters,
   LogFiltersSchema,
@@ -93,7 +94,8 @@ export async function resolveLogScope(
       environment: f.environment,
       release: f.release,
       traceId: f.trace,
-      since: f.range ? now - RANGES[f.range] : undefined,
+      since: f.range === "custom" ? f.start : f.range ? now - RANGES[f.range] : undefined,
+      until: f.range === "custom" ? f.end : undefined,
     },
   };
 }
@@ -143,13 +145,19 @@ export const VOLUME_STEP: Record<keyof typeof RANGES, number> = {
 export async function logVolumeResponse(db: Db, orgSlug: string, q: LogFilters, now = Date.now()) {
   const range = q.range ?? "24h";
   const scope = await resolveLogScope(db, orgSlug, { ...q, range }, now);
-  const step = VOLUME_STEP[range];
-  const since = Math.floor((now - RANGES[range]) / step) * step;
-  const buckets = await logVolume(db, { ...scope.where, since }, step);
+  const custom = range === "custom" && q.start !== undefined && q.end !== undefined;
+  const step = custom
+    ? bucketFor((q.end as number) - (q.start as number))
+    : VOLUME_STEP[range as keyof typeof VOLUME_STEP];
+  const from = custom ? (q.start as number) : now - RANGES[range as keyof typeof RANGES];
+  const since = Math.floor(from / step) * step;
+  const until = custom ? (q.end as number) : undefined;
+  const buckets = await logVolume(db, { ...scope.where, since, until }, step);
   return {
     range,
     step_ms: step,
     since: new Date(since).toISOString(),
+    until: new Date(until ?? now).toISOString(),
     data: buckets.map((b) => ({ time: new Date(b.start).toISOString(), ...b })),
   };
 }

@@ -17,6 +17,20 @@ export const RANGES = {
 } as const;
 export type RangeKey = keyof typeof RANGES;
 
+/** Epoch milliseconds or an ISO 8601 time; a time without a zone is UTC. */
+const instant = z
+  .string()
+  .max(40)
+  .transform((s, ctx) => {
+    const zoneless = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s);
+    const ms = /^\d{10,16}$/.test(s) ? Number(s) : Date.parse(zoneless ? `${s}Z` : s);
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: "custom", message: "not a time" });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
 const ident = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, "must be a project id or slug");
 
 export const LogFiltersSchema = z.object({
@@ -30,7 +44,10 @@ export const LogFiltersSchema = z.object({
     .regex(/^[0-9a-fA-F]{32}$/, "must be 32 hex digits")
     .transform((s) => s.toLowerCase())
     .optional(),
-  range: z.enum(Object.keys(RANGES) as [RangeKey, ...RangeKey[]]).optional(),
+  range: z.enum([...(Object.keys(RANGES) as RangeKey[]), "custom"]).optional(),
+  /** With range=custom (what dragging on a chart sets): epoch ms or an ISO time. */
+  start: instant.optional(),
+  end: instant.optional(),
 });
 
 export type LogFilters = z.infer<typeof LogFiltersSchema>;
@@ -55,6 +72,8 @@ export function readLogFilters(params: URLSearchParams): {
     release: params.get("release") || undefined,
     trace: params.get("trace") || undefined,
     range: params.get("range") || undefined,
+    start: params.get("start") || undefined,
+    end: params.get("end") || undefined,
   };
   const invalid: string[] = [];
   const filters: Record<string, unknown> = {};
@@ -64,6 +83,20 @@ export function readLogFilters(params: URLSearchParams): {
     const parsed = shape[key as keyof typeof shape].safeParse(value);
     if (parsed.success) filters[key] = parsed.data;
     else invalid.push(key);
+  }
+  // A custom range needs both ends, in order; otherwise it falls back to the default.
+  if (filters.range === "custom" || filters.start !== undefined || filters.end !== undefined) {
+    const { start, end } = filters as { start?: number; end?: number };
+    if (filters.range === "custom" || filters.range === undefined) {
+      if (start === undefined || end === undefined || end <= start) {
+        if (!invalid.includes("start") && !invalid.includes("end")) invalid.push("end");
+        delete filters.range;
+      } else filters.range = "custom";
+    }
+    if (filters.range !== "custom") {
+      delete filters.start;
+      delete filters.end;
+    }
   }
   return { filters: filters as LogFilters, invalid };
 }
@@ -97,5 +130,9 @@ export function logFiltersToParams(f: LogFilters): URLSearchParams {
   if (f.release) p.set("release", f.release);
   if (f.trace) p.set("trace", f.trace);
   if (f.range) p.set("range", f.range);
+  if (f.range === "custom" && f.start !== undefined && f.end !== undefined) {
+    p.set("start", new Date(f.start).toISOString());
+    p.set("end", new Date(f.end).toISOString());
+  }
   return p;
 }

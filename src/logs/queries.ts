@@ -20,6 +20,8 @@ export interface LogWhere {
   traceId?: string;
   /** Milliseconds, inclusive lower bound on the log's timestamp. */
   since?: number;
+  /** Milliseconds, exclusive upper bound. */
+  until?: number;
 }
 
 export interface LogListOptions extends LogWhere {
@@ -61,6 +63,7 @@ export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<
   if (w.release) q = q.where("release", "=", w.release);
   if (w.traceId) q = q.where("trace_id", "=", w.traceId);
   if (w.since !== undefined) q = q.where("timestamp", ">=", w.since);
+  if (w.until !== undefined) q = q.where("timestamp", "<", w.until);
   for (const { key, value } of w.attributes ?? []) q = q.where(attributeEquals(db, key, value));
   return q;
 }
@@ -121,7 +124,8 @@ export async function logVolume(
     !where.release &&
     !where.traceId &&
     (where.attributes ?? []).length === 0 &&
-    where.since % MINUTE === 0;
+    where.since % MINUTE === 0 &&
+    (where.until === undefined || where.until % MINUTE === 0);
   if (rollup) return volumeFromRollup(db, where, step);
   const bucket =
     db.dialect === "postgres"
@@ -162,6 +166,7 @@ async function volumeFromRollup(
     .select([bucket.as("start"), "severity", (eb) => eb.fn.sum<number>("count").as("count")])
     .where("project_id", "in", where.projectIds)
     .where("minute", ">=", where.since);
+  if (where.until !== undefined) q = q.where("minute", "<", where.until);
   if (where.severities && where.severities.length > 0)
     q = q.where("severity", "in", where.severities);
   const rows = await q.groupBy([sql`1`, "severity"]).orderBy(sql`1`).execute();

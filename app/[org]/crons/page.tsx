@@ -29,7 +29,7 @@ export default async function CronsPage({ params }: { params: Promise<{ org: str
 
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
+      <OrgNav ctx={ctx} current="crons" />
       <h1 className="mb-3 text-lg font-semibold">Crons</h1>
       {monitors.length === 0 ? (
         <section

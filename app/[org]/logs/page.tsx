@@ -1,15 +1,17 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
+import { PageFilterBar } from "@/components/filters/page-filter-bar";
 import { LiveTail } from "@/components/logs/live-tail";
 import { LogRow } from "@/components/logs/log-row";
 import { VolumeChart } from "@/components/logs/volume-chart";
 import { CodeBlock } from "@/components/ui/code-block";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
-import { logFiltersToParams, RANGES, readLogFilters, SEVERITIES } from "@/src/logs/filters";
+import { logFiltersToParams, readLogFilters, SEVERITIES } from "@/src/logs/filters";
 import { logsPageData } from "@/src/logs/page-data";
 import { publicBaseUrl } from "@/src/projects/base-url";
+import { loadPageSelection } from "@/src/ui/page-selection";
 import { OrgNav, page } from "../org-nav";
 
 export const metadata: Metadata = { title: "Logs · Faultline" };
@@ -34,8 +36,14 @@ export default async function LogsPage({
   searchParams: Promise<SearchParams>;
 }) {
   const ctx = await withOrg((await params).org, { need: "org.read" });
-  const search = toParams(await searchParams);
-  const { filters, invalid } = readLogFilters(search);
+  const raw = await searchParams;
+  const search = toParams(raw);
+  const { filters, invalid: ownInvalid } = readLogFilters(search);
+  // Project, environment and time range come from the selection every section shares.
+  const selection = await loadPageSelection(getDb(), ctx.org.slug, raw);
+  const invalid = ownInvalid.filter(
+    (k) => !["project", "environment", "range", "start", "end"].includes(k),
+  );
   const now = Date.now();
   const data = await logsPageData(
     getDb(),
@@ -51,19 +59,25 @@ export default async function LogsPage({
 
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
+      <OrgNav ctx={ctx} current="logs" />
       <h1 className="mb-2 text-lg font-semibold">Logs</h1>
-      {invalid.length > 0 && (
-        <p role="status" className="mb-2 text-sm text-warning">
-          Ignored invalid filter{invalid.length > 1 ? "s" : ""}: {invalid.join(", ")}
-        </p>
-      )}
-      <form method="get" action={base} className="mb-3 flex flex-wrap items-end gap-2 text-sm">
-        <label className="grid min-w-64 flex-1 gap-0.5">
-          <span className="text-xs text-muted">Search (body text, key:value on attributes)</span>
-          <input name="query" defaultValue={filters.query ?? ""} className={field} />
+      <PageFilterBar
+        action={base}
+        filters={selection.filters}
+        projects={selection.projects}
+        environments={selection.environments}
+        invalid={[...new Set([...selection.invalid, ...invalid])]}
+      >
+        <label className="flex flex-col text-xs text-muted">
+          Search (body text, key:value on attributes)
+          <input
+            type="search"
+            name="query"
+            defaultValue={filters.query ?? ""}
+            className={`${field} w-64`}
+          />
         </label>
-        <fieldset className="flex items-center gap-2">
+        <fieldset className="flex items-center gap-2 text-sm">
           <legend className="text-xs text-muted">Severity</legend>
           {SEVERITIES.map((s) => (
             <label key={s} className="flex items-center gap-0.5">
@@ -77,48 +91,20 @@ export default async function LogsPage({
             </label>
           ))}
         </fieldset>
-        <label className="grid gap-0.5">
-          <span className="text-xs text-muted">Project</span>
-          <select name="project" defaultValue={filters.project?.[0] ?? ""} className={field}>
-            <option value="">All projects</option>
-            {data.allProjects.map((p) => (
-              <option key={p.id} value={p.slug}>
-                {p.slug}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="grid gap-0.5">
-          <span className="text-xs text-muted">Environment</span>
-          <input
-            name="environment"
-            defaultValue={filters.environment ?? ""}
-            className={`${field} w-28`}
-          />
-        </label>
-        <label className="grid gap-0.5">
-          <span className="text-xs text-muted">Release</span>
+        <label className="flex flex-col text-xs text-muted">
+          Release
           <input name="release" defaultValue={filters.release ?? ""} className={`${field} w-32`} />
         </label>
-        <label className="grid gap-0.5">
-          <span className="text-xs text-muted">Trace id</span>
+        <label className="flex flex-col text-xs text-muted">
+          Trace id
           <input name="trace" defaultValue={filters.trace ?? ""} className={`${field} w-40`} />
         </label>
-        <label className="grid gap-0.5">
-          <span className="text-xs text-muted">Time range</span>
-          <select name="range" defaultValue={filters.range ?? "24h"} className={field}>
-            {Object.keys(RANGES).map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" className="rounded border border-line px-2 py-1 hover:bg-raised">
-          Apply
-        </button>
-        {filtered && <Link href={base}>Clear</Link>}
-      </form>
+        {filtered && (
+          <Link href={base} className="self-center text-sm">
+            Clear
+          </Link>
+        )}
+      </PageFilterBar>
 
       {!data.hasAnyLog ? (
         <section
@@ -148,7 +134,7 @@ export default async function LogsPage({
         </section>
       ) : (
         <>
-          <VolumeChart volume={data.volume} now={now} />
+          <VolumeChart volume={data.volume} />
           <LiveTail orgSlug={ctx.org.slug} query={tailQuery} />
           {data.logs.length === 0 ? (
             <p className="rounded border border-line bg-surface p-4">

@@ -39,7 +39,7 @@ export default async function MonitorPage({
 
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
+      <OrgNav ctx={ctx} current="crons" />
       <p className="mb-1 text-xs">
         <Link href={`/${ctx.org.slug}/crons`}>← Crons</Link>
       </p>
