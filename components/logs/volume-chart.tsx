@@ -45,7 +45,8 @@ export function VolumeChart({ volume }: { volume: Volume }) {
   return (
     <div className="mb-3" data-volume-chart>
       <TimeSeriesChart title="Log volume by severity" data={data} kind="bars" height={120} />
-      <p aria-label="Log volume totals" className="mt-1 flex flex-wrap gap-3 text-xs text-muted">
+      <p className="mt-1 flex flex-wrap gap-3 text-xs text-muted">
+        <span>Totals:</span>
         {SEVERITIES.map((s) => (
           <span key={s} data-severity-total={s}>
             {s} <span data-total>{totals[s] ?? 0}</span>
