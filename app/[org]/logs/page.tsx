@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
+import { Suspense } from "react";
 import { PageFilterBar } from "@/components/filters/page-filter-bar";
 import { LiveTail } from "@/components/logs/live-tail";
 import { LogRow } from "@/components/logs/log-row";
@@ -8,7 +9,12 @@ import { VolumeChart } from "@/components/logs/volume-chart";
 import { CodeBlock } from "@/components/ui/code-block";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
-import { logFiltersToParams, readLogFilters, SEVERITIES } from "@/src/logs/filters";
+import {
+  type LogFilters,
+  logFiltersToParams,
+  readLogFilters,
+  SEVERITIES,
+} from "@/src/logs/filters";
 import { logsPageData } from "@/src/logs/page-data";
 import { publicBaseUrl } from "@/src/projects/base-url";
 import { loadPageSelection } from "@/src/ui/page-selection";
@@ -43,15 +49,6 @@ export default async function LogsPage({
   const selection = await loadPageSelection(getDb(), ctx.org.slug, raw);
   const invalid = ownInvalid.filter(
     (k) => !["project", "environment", "range", "start", "end"].includes(k),
-  );
-  const now = Date.now();
-  const data = await logsPageData(
-    getDb(),
-    ctx.org.slug,
-    filters,
-    search.get("cursor") ?? undefined,
-    publicBaseUrl(await headers()),
-    now,
   );
   const base = `/${ctx.org.slug}/logs`;
   const tailQuery = logFiltersToParams({ ...filters, range: undefined }).toString();
@@ -106,56 +103,81 @@ export default async function LogsPage({
         )}
       </PageFilterBar>
 
-      {!data.hasAnyLog ? (
-        <section
-          aria-labelledby="no-logs"
-          className="max-w-2xl rounded border border-line bg-surface p-4"
-        >
-          <h2 id="no-logs" className="mb-1 text-base font-semibold">
-            No logs yet
-          </h2>
-          {data.setup?.dsn ? (
-            <>
-              <p className="mb-2 text-muted">
-                Turn on logs in the SDK of project{" "}
-                <strong className="text-fg">{data.setup.projectSlug}</strong> with{" "}
-                <code>enableLogs: true</code>, then log with <code>Sentry.logger</code>:
-              </p>
-              <CodeBlock
-                label="snippet"
-                code={`import * as Sentry from "@sentry/node";\n\nSentry.init({\n  dsn: "${data.setup.dsn}",\n  enableLogs: true,\n});\n\nSentry.logger.info("Order placed", { orderId: 7 });`}
-              />
-            </>
-          ) : (
-            <p className="text-muted">
-              This organization has no project with an enabled DSN key yet.
-            </p>
-          )}
-        </section>
-      ) : (
-        <>
-          <VolumeChart volume={data.volume} />
-          <LiveTail orgSlug={ctx.org.slug} query={tailQuery} />
-          {data.logs.length === 0 ? (
-            <p className="rounded border border-line bg-surface p-4">
-              No logs match these filters. <Link href={base}>Clear the filters</Link>
-            </p>
-          ) : (
-            <ol aria-label="Logs" className="border-t border-line">
-              {data.logs.map((log) => (
-                <LogRow key={log.id} log={log} orgSlug={ctx.org.slug} />
-              ))}
-            </ol>
-          )}
-          {data.nextCursor && (
-            <p className="mt-2">
-              <Link href={`${base}?${logFiltersToParams(filters)}&cursor=${data.nextCursor}`}>
-                Older logs →
-              </Link>
-            </p>
-          )}
-        </>
-      )}
+      <Suspense key={search.toString()} fallback={<p className="text-muted">Loading logs…</p>}>
+        <LogsResults
+          orgSlug={ctx.org.slug}
+          filters={filters}
+          cursor={search.get("cursor") ?? undefined}
+          baseUrl={publicBaseUrl(await headers())}
+          tailQuery={tailQuery}
+        />
+      </Suspense>
     </main>
+  );
+}
+
+/** The data part of the page, streamed behind Suspense while the filters show at once. */
+async function LogsResults({
+  orgSlug,
+  filters,
+  cursor,
+  baseUrl,
+  tailQuery,
+}: {
+  orgSlug: string;
+  filters: LogFilters;
+  cursor: string | undefined;
+  baseUrl: string;
+  tailQuery: string;
+}) {
+  const data = await logsPageData(getDb(), orgSlug, filters, cursor, baseUrl);
+  const base = `/${orgSlug}/logs`;
+  return !data.hasAnyLog ? (
+    <section
+      aria-labelledby="no-logs"
+      className="max-w-2xl rounded border border-line bg-surface p-4"
+    >
+      <h2 id="no-logs" className="mb-1 text-base font-semibold">
+        No logs yet
+      </h2>
+      {data.setup?.dsn ? (
+        <>
+          <p className="mb-2 text-muted">
+            Turn on logs in the SDK of project{" "}
+            <strong className="text-fg">{data.setup.projectSlug}</strong> with{" "}
+            <code>enableLogs: true</code>, then log with <code>Sentry.logger</code>:
+          </p>
+          <CodeBlock
+            label="snippet"
+            code={`import * as Sentry from "@sentry/node";\n\nSentry.init({\n  dsn: "${data.setup.dsn}",\n  enableLogs: true,\n});\n\nSentry.logger.info("Order placed", { orderId: 7 });`}
+          />
+        </>
+      ) : (
+        <p className="text-muted">This organization has no project with an enabled DSN key yet.</p>
+      )}
+    </section>
+  ) : (
+    <>
+      <VolumeChart volume={data.volume} />
+      <LiveTail orgSlug={orgSlug} query={tailQuery} />
+      {data.logs.length === 0 ? (
+        <p className="rounded border border-line bg-surface p-4">
+          No logs match these filters. <Link href={base}>Clear the filters</Link>
+        </p>
+      ) : (
+        <ol aria-label="Logs" className="border-t border-line">
+          {data.logs.map((log) => (
+            <LogRow key={log.id} log={log} orgSlug={orgSlug} />
+          ))}
+        </ol>
+      )}
+      {data.nextCursor && (
+        <p className="mt-2">
+          <Link href={`${base}?${logFiltersToParams(filters)}&cursor=${data.nextCursor}`}>
+            Older logs →
+          </Link>
+        </p>
+      )}
+    </>
   );
 }
