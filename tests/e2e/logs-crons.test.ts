@@ -242,6 +242,8 @@ describe("logs and crons pages", () => {
         "query=inventory",
         "query=attempts:3",
         `trace=${traceId}&environment=e2e&release=shop@4.2.0&query=cart`,
+        // What dragging on the chart sets.
+        `range=custom&start=${new Date(Date.now() - 3_600_000).toISOString()}&end=${new Date(Date.now() + 60_000).toISOString()}&severity=warn`,
       ]) {
         await page.goto(`${server.url}/acme/logs?${query}`);
         const expected = (await server.api<{ data: ApiLog[] }>(`${logsApi}?${query}`)).body.data;
