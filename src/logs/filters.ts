@@ -34,7 +34,7 @@ const instant = z
 const ident = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, "must be a project id or slug");
 
 export const LogFiltersSchema = z.object({
-  query: z.string().max(500).optional(),
+  query: z.string().max(200).optional(),
   project: z.array(ident).max(100).optional(),
   severity: z.array(z.enum(SEVERITIES)).max(6).optional(),
   environment: z.string().min(1).max(64).optional(),
