@@ -231,4 +231,54 @@ describe.each(dialects)("log explorer on $name", ({ create }) => {
     hub.close();
     expect(hub.stats()).toMatchObject({ subscribers: 0, feeds: 0 });
   });
+
+  it("tails a row whose transaction commits after a newer row's (PostgreSQL ids)", async () => {
+    // SQLite has one writer at a time: ids always appear in order there.
+    if (db.dialect !== "postgres") return;
+    const hub = new LogTailHub(db, { pollMs: 30, heartbeatMs: 60_000 });
+    const scope = await resolveLogScope(db, "default", {});
+    const slugs = new Map(scope.projects.map((x) => [x.id, x.slug]));
+    const stream = await hub.subscribe(scope.orgId, scope.where, slugs);
+    const received: string[] = [];
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
+        for (const m of decoder.decode(chunk).matchAll(/^data: (.*)$/gm))
+          received.push(JSON.parse(m[1] as string).body);
+    })();
+    await new Promise((r) => setTimeout(r, 100));
+    const row = (body: string) => ({
+      project_id: scope.projects[0]?.id as number,
+      timestamp: Date.now(),
+      trace_id: null,
+      span_id: null,
+      severity: "info",
+      severity_number: 9,
+      body,
+      attributes: null,
+      release: null,
+      environment: null,
+      received_at: Date.now(),
+    });
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // The first insert takes the lower id but commits last.
+    const slow = db.kysely.transaction().execute(async (trx) => {
+      await trx.insertInto("log_items").values(row("committed late")).execute();
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    await db.kysely.insertInto("log_items").values(row("committed first")).execute();
+    await waitFor(async () => received.includes("committed first"), 10_000, "the newer row");
+    release();
+    await slow;
+    await waitFor(async () => received.includes("committed late"), 10_000, "the late row");
+    expect(received.filter((b) => b.startsWith("committed"))).toEqual([
+      "committed first",
+      "committed late",
+    ]);
+    hub.close();
+  });
 });

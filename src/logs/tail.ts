@@ -47,6 +47,10 @@ interface Subscriber {
 interface Feed {
   orgId: number;
   cursor: number;
+  /** Ids at or below the cursor, within the look-back, already delivered (PostgreSQL). */
+  seen: Set<number>;
+  /** The newest id when the feed started: nothing at or below it is sent. */
+  start: number;
   subscribers: Set<Subscriber>;
   timer: NodeJS.Timeout;
   polling: boolean;
@@ -54,6 +58,8 @@ interface Feed {
 }
 
 const encoder = new TextEncoder();
+/** How far below the cursor late-committed rows are looked for (PostgreSQL). */
+const LOOK_BACK = 5000;
 
 export interface TailStats {
   subscribers: number;
@@ -125,6 +131,8 @@ export class LogTailHub {
     const feed: Feed = {
       orgId,
       cursor,
+      seen: new Set(),
+      start: cursor,
       subscribers: new Set(),
       polling: false,
       lastBeat: Date.now(),
@@ -146,21 +154,49 @@ export class LogTailHub {
     }
   }
 
+  /**
+   * Rows above the cursor, and on PostgreSQL also rows within LOOK_BACK ids below it that
+   * were not delivered yet: there, ids come from a sequence when a row is inserted, so a
+   * worker transaction that commits after another can show a lower id than one already read.
+   * SQLite has one writer at a time, so ids appear in order there.
+   */
+  private async readNew(feed: Feed) {
+    const base = this.db.kysely
+      .selectFrom("log_items")
+      .innerJoin("projects", "projects.id", "log_items.project_id")
+      .where("projects.organization_id", "=", feed.orgId);
+    const late: number[] = [];
+    if (this.db.dialect === "postgres" && feed.cursor > feed.start) {
+      const low = Math.max(feed.start, feed.cursor - LOOK_BACK);
+      const ids = await base
+        .select("log_items.id")
+        .where("log_items.id", ">", low)
+        .where("log_items.id", "<=", feed.cursor)
+        .execute();
+      for (const { id } of ids) if (!feed.seen.has(id)) late.push(id);
+      for (const id of feed.seen) if (id <= low) feed.seen.delete(id);
+    }
+    const rows = await base
+      .selectAll("log_items")
+      .where((eb) =>
+        late.length > 0
+          ? eb.or([eb("log_items.id", ">", feed.cursor), eb("log_items.id", "in", late)])
+          : eb("log_items.id", ">", feed.cursor),
+      )
+      .orderBy("log_items.id")
+      .limit(this.limits.batchRows + late.length)
+      .execute();
+    const last = rows.at(-1);
+    if (last && last.id > feed.cursor) feed.cursor = last.id;
+    if (this.db.dialect === "postgres") for (const r of rows) feed.seen.add(r.id);
+    return rows;
+  }
+
   private async poll(feed: Feed): Promise<void> {
     if (feed.polling || feed.subscribers.size === 0) return;
     feed.polling = true;
     try {
-      const rows = await this.db.kysely
-        .selectFrom("log_items")
-        .innerJoin("projects", "projects.id", "log_items.project_id")
-        .selectAll("log_items")
-        .where("log_items.id", ">", feed.cursor)
-        .where("projects.organization_id", "=", feed.orgId)
-        .orderBy("log_items.id")
-        .limit(this.limits.batchRows)
-        .execute();
-      const last = rows.at(-1);
-      if (last) feed.cursor = last.id;
+      const rows = await this.readNew(feed);
       const now = Date.now();
       const beat = now - feed.lastBeat >= this.limits.heartbeatMs;
       if (beat) feed.lastBeat = now;
