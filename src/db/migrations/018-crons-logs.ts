@@ -1,4 +1,5 @@
-import type { AnyDb } from "./helpers";
+import { sql } from "kysely";
+import { type AnyDb, isPostgres } from "./helpers";
 
 /**
  * The crons and logs pages (issue 22). Muting a cron monitor: a muted monitor keeps
@@ -20,4 +21,14 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("count", "integer", (c) => c.notNull())
     .addPrimaryKeyConstraint("log_volume_pk", ["project_id", "minute", "severity"])
     .execute();
+  await backfillLogVolume(db);
+}
+
+/** Counts the logs stored before this migration, once. */
+export async function backfillLogVolume(db: AnyDb): Promise<void> {
+  const minute = isPostgres(db)
+    ? sql`(floor(timestamp / 60000) * 60000)::bigint`
+    : sql`(CAST(timestamp / 60000 AS INTEGER) * 60000)`;
+  await sql`INSERT INTO log_volume (project_id, minute, severity, count)
+    SELECT project_id, ${minute}, severity, count(*) FROM log_items GROUP BY 1, 2, 3`.execute(db);
 }
