@@ -140,6 +140,15 @@ const EnvSchema = z.object({
     .transform((v) => v === "1"),
   /** The From of Faultline's mail. */
   FAULTLINE_EMAIL_FROM: z.string().min(3).default("Faultline <faultline@localhost>"),
+  /** Live tail of logs (src/logs/tail.ts): subscribers per process, per organization, and
+   * the bytes queued for one subscriber before a client that does not read is dropped. */
+  FAULTLINE_TAIL_MAX_SUBSCRIBERS: z.coerce.number().int().min(1).default(200),
+  FAULTLINE_TAIL_MAX_PER_ORG: z.coerce.number().int().min(1).default(25),
+  FAULTLINE_TAIL_BUFFER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

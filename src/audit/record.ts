@@ -41,6 +41,9 @@ export const AUDIT_VERBS = {
   "alert_rule.create": "created the alert rule",
   "alert_rule.update": "changed the alert rule",
   "alert_rule.delete": "deleted the alert rule",
+  "monitor.mute": "muted cron monitor",
+  "monitor.unmute": "unmuted cron monitor",
+  "monitor.delete": "deleted cron monitor",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

@@ -17,6 +17,7 @@ import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
 import * as m017 from "./migrations/017-artifact-bundles";
+import * as m018 from "./migrations/018-crons-logs";
 import * as m022 from "./migrations/022-alert-user-minutes";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "015-triage-team": m015,
   "016-data-safety": m016,
   "017-artifact-bundles": m017,
+  "018-crons-logs": m018,
   "022-alert-user-minutes": m022,
 };
 

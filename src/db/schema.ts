@@ -19,6 +19,7 @@ export interface Database {
   worker_state: WorkerStateTable;
   spans: SpanTable;
   log_items: LogItemTable;
+  log_volume: LogVolumeTable;
   release_sessions: ReleaseSessionTable;
   release_session_members: ReleaseSessionMemberTable;
   monitors: MonitorTable;
@@ -241,6 +242,14 @@ export interface LogItemTable {
   received_at: number;
 }
 
+/** Log counts per project, minute of the log's timestamp and severity (migration 018). */
+export interface LogVolumeTable {
+  project_id: number;
+  minute: number;
+  severity: string;
+  count: number;
+}
+
 /** Session counts per project, release, environment ('' for none) and hour of start. */
 export interface ReleaseSessionTable {
   project_id: number;
@@ -284,6 +293,8 @@ export interface MonitorTable {
   last_checkin: number | null;
   next_checkin: number | null;
   created_at: number;
+  /** 1 when muted from the crons page (migration 018). */
+  muted: Generated<number>;
 }
 
 export type CheckInStatus = "ok" | "error" | "in_progress" | "missed";

@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
+import type { Database } from "../db/schema";
 
 /** Log items newest first, by keyset on (timestamp, id) so pages stay stable as logs arrive. */
 export interface LogCursor {
@@ -7,10 +8,23 @@ export interface LogCursor {
   id: number;
 }
 
-export interface LogListOptions {
+export interface LogWhere {
   projectIds: number[];
   /** Case-insensitive substring of the body. */
   text?: string;
+  severities?: string[];
+  /** Attribute equals (numbers and booleans compared as their JSON text). */
+  attributes?: { key: string; value: string }[];
+  environment?: string;
+  release?: string;
+  traceId?: string;
+  /** Milliseconds, inclusive lower bound on the log's timestamp. */
+  since?: number;
+  /** Milliseconds, exclusive upper bound. */
+  until?: number;
+}
+
+export interface LogListOptions extends LogWhere {
   limit: number;
   before?: LogCursor;
 }
@@ -34,19 +48,44 @@ export async function listLogs(db: Db, options: LogListOptions) {
     .slice(0, options.limit);
 }
 
-function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
-  let query = db.kysely
-    .selectFrom("log_items")
-    .selectAll()
-    .where("project_id", "in", projectIds)
-    .orderBy("timestamp", "desc")
-    .orderBy("id", "desc")
-    .limit(options.limit);
-  if (options.text) {
-    const pattern = `%${options.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+type LogQuery<O> = SelectQueryBuilder<Database, "log_items", O>;
+
+/** The WHERE clause every log read shares: list, histogram and live tail. */
+export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<O> {
+  let q = query.where("project_id", "in", w.projectIds);
+  if (w.text) {
+    const pattern = `%${w.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     // ESCAPE is spelled out: SQLite has no default escape character for LIKE.
-    query = query.where(sql<boolean>`lower(body) LIKE ${pattern} ESCAPE '\\'`);
+    q = q.where(sql<boolean>`lower(body) LIKE ${pattern} ESCAPE '\\'`);
   }
+  if (w.severities && w.severities.length > 0) q = q.where("severity", "in", w.severities);
+  if (w.environment) q = q.where("environment", "=", w.environment);
+  if (w.release) q = q.where("release", "=", w.release);
+  if (w.traceId) q = q.where("trace_id", "=", w.traceId);
+  if (w.since !== undefined) q = q.where("timestamp", ">=", w.since);
+  if (w.until !== undefined) q = q.where("timestamp", "<", w.until);
+  for (const { key, value } of w.attributes ?? []) q = q.where(attributeEquals(db, key, value));
+  return q;
+}
+
+function attributeEquals(db: Db, key: string, value: string) {
+  if (db.dialect === "postgres") return sql<boolean>`(attributes::jsonb ->> ${key}) = ${value}`;
+  // JSON path with the key quoted, so dots and spaces in attribute names are literal.
+  const path = `$."${key.replace(/["\\]/g, "")}"`;
+  return sql<boolean>`(CASE json_type(attributes, ${path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ${path}) AS TEXT) END) = ${value}`;
+}
+
+function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
+  let query = whereLogs(
+    db,
+    db.kysely
+      .selectFrom("log_items")
+      .selectAll()
+      .orderBy("timestamp", "desc")
+      .orderBy("id", "desc")
+      .limit(options.limit),
+    { ...options, projectIds },
+  );
   const before = options.before;
   if (before) {
     query = query.where((eb) =>
@@ -57,4 +96,92 @@ function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
     );
   }
   return query.execute();
+}
+
+export type LogRow = Awaited<ReturnType<typeof listLogs>>[number];
+
+export interface VolumeBucket {
+  /** Start of the bucket, ms. */
+  start: number;
+  severity: string;
+  count: number;
+}
+
+/**
+ * Log volume per severity and time bucket of `stepMs` from `since` on: the explorer's
+ * histogram. Buckets are aligned to multiples of `stepMs` since the epoch.
+ */
+export async function logVolume(
+  db: Db,
+  where: LogWhere & { since: number },
+  stepMs: number,
+): Promise<VolumeBucket[]> {
+  if (where.projectIds.length === 0) return [];
+  const step = Math.max(MINUTE, Math.floor(stepMs / MINUTE) * MINUTE);
+  const rollup =
+    !where.text &&
+    !where.environment &&
+    !where.release &&
+    !where.traceId &&
+    (where.attributes ?? []).length === 0 &&
+    where.since % MINUTE === 0 &&
+    (where.until === undefined || where.until % MINUTE === 0);
+  if (rollup) return volumeFromRollup(db, where, step);
+  const bucket =
+    db.dialect === "postgres"
+      ? sql<number>`(floor(timestamp / ${step}) * ${step})::bigint`
+      : sql<number>`(CAST(timestamp / ${step} AS INTEGER) * ${step})`;
+  const rows = await whereLogs(
+    db,
+    db.kysely
+      .selectFrom("log_items")
+      .select([bucket.as("start"), "severity", (eb) => eb.fn.countAll<number>().as("count")]),
+    where,
+  )
+    .groupBy([sql`1`, "severity"])
+    .orderBy(sql`1`)
+    .execute();
+  return rows.map((r) => ({
+    start: Number(r.start),
+    severity: r.severity,
+    count: Number(r.count),
+  }));
+}
+
+const MINUTE = 60_000;
+
+/** The same buckets from `log_volume` (kept by the store stage) when only severity filters. */
+async function volumeFromRollup(
+  db: Db,
+  where: LogWhere & { since: number },
+  step: number,
+): Promise<VolumeBucket[]> {
+  const bucket =
+    db.dialect === "postgres"
+      ? sql<number>`(minute / ${step}::bigint) * ${step}::bigint`
+      : // better-sqlite3 binds numbers as REAL: the cast makes the division an integer one.
+        sql<number>`(CAST(minute / ${step} AS INTEGER) * ${step})`;
+  let q = db.kysely
+    .selectFrom("log_volume")
+    .select([bucket.as("start"), "severity", (eb) => eb.fn.sum<number>("count").as("count")])
+    .where("project_id", "in", where.projectIds)
+    .where("minute", ">=", where.since);
+  if (where.until !== undefined) q = q.where("minute", "<", where.until);
+  if (where.severities && where.severities.length > 0)
+    q = q.where("severity", "in", where.severities);
+  const rows = await q.groupBy([sql`1`, "severity"]).orderBy(sql`1`).execute();
+  return rows.map((r) => ({
+    start: Number(r.start),
+    severity: r.severity,
+    count: Number(r.count),
+  }));
+}
+
+/** The newest log id: where a live-tail feed starts (src/logs/tail.ts). */
+export async function maxLogId(db: Db): Promise<number> {
+  const row = await db.kysely
+    .selectFrom("log_items")
+    .select((eb) => eb.fn.max("id").as("max"))
+    .executeTakeFirst();
+  return Number(row?.max ?? 0);
 }

@@ -35,6 +35,8 @@ export const RETENTION_TABLES: RetentionTable[] = [
   { table: "event_blocks", timeColumn: "received_at" },
   { table: "spans", timeColumn: "received_at" },
   { table: "log_items", timeColumn: "received_at" },
+  // The explorer's histogram counts (migration 018), by the logs' own minute.
+  { table: "log_volume", timeColumn: "minute" },
   { table: "check_ins", timeColumn: "received_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },

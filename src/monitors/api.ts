@@ -34,7 +34,7 @@ function serializeMonitor(m: MonitorRow) {
     slug: m.slug,
     name: m.name,
     status: "active",
-    isMuted: false,
+    isMuted: m.muted === 1,
     dateCreated: iso(m.created_at),
     project: { id: String(m.project_id), slug: m.projectSlug },
     config: config(m),
@@ -74,4 +74,11 @@ export async function monitorCheckInsResponse(db: Db, orgSlug: string, slug: str
     release: c.release,
     expectedTime: iso(c.expected_at),
   }));
+}
+
+export async function orgMonitorResponse(db: Db, orgSlug: string, slug: string) {
+  const orgId = await orgIdOrThrow(db, orgSlug);
+  const m = (await listOrgMonitors(db, orgId)).find((row) => row.slug === slug);
+  if (!m) throw new AppError("not_found", "monitor not found");
+  return serializeMonitor(m);
 }

@@ -315,4 +315,37 @@ export const API_ROUTES: ApiRouteCase[] = [
     need: "alerts:write",
     ok: [404],
   },
+  // Logs and crons (issue-22-logs-crons). The tail is a stream: a bad filter makes an allowed
+  // call answer at once.
+  {
+    method: "GET",
+    path: "/api/0/organizations/{org}/logs/volume/",
+    need: "event:read",
+    ok: [200],
+  },
+  {
+    method: "GET",
+    path: "/api/0/organizations/{org}/logs/tail/?severity=nope",
+    need: "event:read",
+    ok: [400],
+  },
+  {
+    method: "GET",
+    path: "/api/0/organizations/{org}/monitors/no-such-monitor/",
+    need: "org:read",
+    ok: [404],
+  },
+  {
+    method: "PUT",
+    path: "/api/0/organizations/{org}/monitors/no-such-monitor/",
+    need: "project:write",
+    ok: [404, 400],
+    body: { isMuted: true },
+  },
+  {
+    method: "DELETE",
+    path: "/api/0/organizations/{org}/monitors/no-such-monitor/",
+    need: "project:write",
+    ok: [404],
+  },
 ];

@@ -1,0 +1,298 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../src/db/connection";
+import { backfillLogVolume } from "../src/db/migrations/018-crons-logs";
+import { logsResponse, logVolumeResponse, parseLogsQuery, resolveLogScope } from "../src/logs/api";
+import { SEVERITIES } from "../src/logs/filters";
+import { logVolume } from "../src/logs/queries";
+import { LogTailHub } from "../src/logs/tail";
+import { testDialects } from "./helpers/databases";
+import { buildEnvelope } from "./helpers/envelopes";
+import { openPipeline, type Pipeline } from "./helpers/pipeline";
+import { waitFor } from "./helpers/server";
+
+/**
+ * The log explorer's reads on each database: the volume histogram against buckets computed
+ * here from the same logs, every filter (severity, text, key:value attributes, environment,
+ * release, trace) against a reference filter, and the live tail's hub: a reading subscriber
+ * gets new lines, one that never reads is dropped with its queue bounded, and subscribers
+ * are limited.
+ */
+const dialects = await testDialects();
+const HOUR = 3_600_000;
+
+interface Sent {
+  body: string;
+  level: string;
+  ms: number;
+  trace_id: string;
+  env: string;
+  release: string;
+  attributes: Record<string, string | number | boolean>;
+}
+
+/** A deterministic spread of logs over the last 23 hours. */
+function makeLogs(now: number, n: number): Sent[] {
+  let seed = 7;
+  const rand = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  return Array.from({ length: n }, (_, i) => ({
+    body: `${["checkout done", "Payment FAILED", "cache miss", "user 100% signed in"][i % 4]} #${i}`,
+    level: SEVERITIES[Math.floor(rand() * 6)] as string,
+    ms: Math.round(now - rand() * 23 * HOUR),
+    trace_id: (i % 5).toString(16).repeat(32),
+    env: i % 3 === 0 ? "staging" : "production",
+    release: i % 2 === 0 ? "shop@1.0" : "shop@2.0",
+    attributes: { "order.id": `o-${i % 7}`, attempts: i % 4, final: i % 2 === 0 },
+  }));
+}
+
+function envelope(logs: Sent[]) {
+  return buildEnvelope([
+    {
+      type: "log",
+      payload: {
+        items: logs.map((l) => ({
+          timestamp: l.ms / 1000,
+          level: l.level,
+          body: l.body,
+          trace_id: l.trace_id,
+          attributes: {
+            "sentry.environment": { value: l.env, type: "string" },
+            "sentry.release": { value: l.release, type: "string" },
+            "order.id": { value: l.attributes["order.id"], type: "string" },
+            attempts: { value: l.attributes.attempts, type: "integer" },
+            final: { value: l.attributes.final, type: "boolean" },
+          },
+        })),
+      },
+    },
+  ]);
+}
+
+describe.each(dialects)("log explorer on $name", ({ create }) => {
+  let p: Pipeline;
+  let db: Db;
+  const now = Date.now();
+  const sent = makeLogs(now, 240);
+
+  beforeAll(async () => {
+    p = await openPipeline(create);
+    db = p.db;
+    for (let i = 0; i < sent.length; i += 60) await p.send(envelope(sent.slice(i, i + 60)), now);
+    await p.worker.drain();
+  });
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  const all = async (params: string) =>
+    (
+      await logsResponse(
+        db,
+        "default",
+        parseLogsQuery(new URLSearchParams(`per_page=1000&${params}`)),
+      )
+    ).data
+      .map((l) => l.body)
+      .sort();
+  const expected = (keep: (l: Sent) => boolean) =>
+    sent
+      .filter(keep)
+      .map((l) => l.body)
+      .sort();
+
+  it("buckets the volume per severity like a reference computed from the same logs", async () => {
+    for (const [range, filter, keep] of [
+      ["24h", "", () => true],
+      [
+        "24h",
+        "severity=error&severity=fatal",
+        (l: Sent) => l.level === "error" || l.level === "fatal",
+      ],
+      ["7d", "query=failed", (l: Sent) => l.body.includes("FAILED")],
+      ["1h", "", () => true],
+    ] as const) {
+      const q = parseLogsQuery(new URLSearchParams(`range=${range}&${filter}`));
+      const volume = await logVolumeResponse(db, "default", q, now);
+      const step = volume.step_ms;
+      const since = Date.parse(volume.since);
+      const reference = new Map<string, number>();
+      for (const l of sent.filter(keep)) {
+        if (l.ms < since) continue;
+        const key = `${Math.floor(l.ms / step) * step}|${l.level}`;
+        reference.set(key, (reference.get(key) ?? 0) + 1);
+      }
+      const got = new Map(volume.data.map((b) => [`${b.start}|${b.severity}`, b.count]));
+      expect(reference.size, `${range} ${filter}`).toBeGreaterThan(0);
+      expect(got, `${range} ${filter}`).toEqual(reference);
+      expect(volume.data.every((b) => b.start % step === 0)).toBe(true);
+    }
+  });
+
+  it("migration 018 counts the logs stored before it like the store stage does", async () => {
+    const since = Math.floor((now - 24 * HOUR) / (30 * 60_000)) * (30 * 60_000);
+    const scope = await resolveLogScope(db, "default", {});
+    const before = await logVolume(db, { ...scope.where, since }, 30 * 60_000);
+    await db.kysely.deleteFrom("log_volume").execute();
+    await backfillLogVolume(db.kysely);
+    expect(await logVolume(db, { ...scope.where, since }, 30 * 60_000)).toEqual(before);
+    // And the rollup agrees with the raw rows (a text filter that matches every log).
+    const raw = await logVolume(db, { ...scope.where, since, text: "#" }, 30 * 60_000);
+    expect(raw.filter((b) => b.count > 0)).toEqual(before.filter((b) => b.count > 0));
+  });
+
+  it("reads a custom range (a chart zoom) for the list and the volume alike", async () => {
+    const start = now - 10 * HOUR + 12_345;
+    const end = now - 4 * HOUR - 6_789;
+    const params = `range=custom&start=${new Date(start).toISOString()}&end=${new Date(end).toISOString()}`;
+    expect(await all(params)).toEqual(expected((l) => l.ms >= start && l.ms < end));
+    const volume = await logVolumeResponse(
+      db,
+      "default",
+      parseLogsQuery(new URLSearchParams(params)),
+      now,
+    );
+    const step = volume.step_ms;
+    const since = Date.parse(volume.since);
+    expect(since).toBe(Math.floor(start / step) * step);
+    const reference = new Map<string, number>();
+    for (const l of sent)
+      if (l.ms >= since && l.ms < end) {
+        const key = `${Math.floor(l.ms / step) * step}|${l.level}`;
+        reference.set(key, (reference.get(key) ?? 0) + 1);
+      }
+    expect(reference.size).toBeGreaterThan(0);
+    expect(new Map(volume.data.map((b) => [`${b.start}|${b.severity}`, b.count]))).toEqual(
+      reference,
+    );
+    // Half a range is not one: it falls back, and the API names it.
+    expect(() =>
+      parseLogsQuery(new URLSearchParams("range=custom&start=2026-01-01T00:00")),
+    ).toThrow(/end/);
+  });
+
+  it("filters by severity, body text, key:value attributes, environment, release and trace", async () => {
+    expect(await all("severity=warn")).toEqual(expected((l) => l.level === "warn"));
+    // Case-insensitive text; % is a literal character, not a wildcard.
+    expect(await all("query=payment%20failed")).toEqual(
+      expected((l) => l.body.includes("Payment FAILED")),
+    );
+    expect(await all("query=100%25")).toEqual(expected((l) => l.body.includes("100%")));
+    expect(await all("query=order.id:o-3")).toEqual(
+      expected((l) => l.attributes["order.id"] === "o-3"),
+    );
+    expect(await all("query=attempts:2%20final:true")).toEqual(
+      expected((l) => l.attributes.attempts === 2 && l.attributes.final === true),
+    );
+    expect(await all("query=final:false%20cache")).toEqual(
+      expected((l) => l.attributes.final === false && l.body.includes("cache")),
+    );
+    expect(await all("environment=staging&release=shop@2.0")).toEqual(
+      expected((l) => l.env === "staging" && l.release === "shop@2.0"),
+    );
+    expect(await all(`trace=${"3".repeat(32)}&severity=info&severity=debug`)).toEqual(
+      expected((l) => l.trace_id === "3".repeat(32) && (l.level === "info" || l.level === "debug")),
+    );
+    expect(() => parseLogsQuery(new URLSearchParams("severity=loud"))).toThrow(/severity/);
+    expect(() => parseLogsQuery(new URLSearchParams("trace=xyz"))).toThrow(/trace/);
+  });
+
+  it("tails new lines to a reading subscriber, drops one that never reads, bounds subscribers", async () => {
+    const hub = new LogTailHub(db, {
+      pollMs: 30,
+      bufferBytes: 4096,
+      maxPerOrg: 3,
+      heartbeatMs: 60_000,
+    });
+    const scope = await resolveLogScope(db, "default", {});
+    const errorsOnly = await resolveLogScope(db, "default", { severity: ["error"] });
+    const slugs = new Map(scope.projects.map((x) => [x.id, x.slug]));
+    const reader = await hub.subscribe(scope.orgId, scope.where, slugs);
+    const idle = await hub.subscribe(scope.orgId, scope.where, slugs);
+    const filtered = await hub.subscribe(scope.orgId, errorsOnly.where, slugs);
+    await expect(hub.subscribe(scope.orgId, scope.where, slugs)).rejects.toMatchObject({
+      code: "rate_limited",
+    });
+    const received: string[] = [];
+    const filteredReceived: string[] = [];
+    const read = async (stream: ReadableStream<Uint8Array>, into: string[]) => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
+        for (const m of decoder.decode(chunk).matchAll(/^data: (.*)$/gm))
+          into.push(JSON.parse(m[1] as string).body);
+    };
+    void read(reader, received);
+    void read(filtered, filteredReceived);
+
+    // Old lines are not replayed; each batch of new ones is one chunk per subscriber.
+    let maxQueued = 0;
+    for (let batch = 0; batch < 12; batch++) {
+      const line = (level: string) =>
+        ({ ...sent[0], body: `tail ${batch} ${level}`, level, ms: Date.now() }) as Sent;
+      await p.send(envelope([line("info"), line("error")]));
+      await p.worker.drain();
+      await waitFor(async () => received.includes(`tail ${batch} error`), 10_000, `batch ${batch}`);
+      maxQueued = Math.max(maxQueued, hub.stats().queuedBytes);
+    }
+    expect(received.filter((b) => b.startsWith("tail "))).toHaveLength(24);
+    expect(filteredReceived).toEqual(Array.from({ length: 12 }, (_, i) => `tail ${i} error`));
+    // The idle subscriber's queue never grew past its bound, and then it was dropped.
+    expect(maxQueued).toBeLessThanOrEqual(4096 + 2048);
+    expect(hub.stats()).toMatchObject({ subscribers: 2, dropped: 1 });
+    await expect(idle.getReader().read()).rejects.toThrow(/too slow/);
+    hub.close();
+    expect(hub.stats()).toMatchObject({ subscribers: 0, feeds: 0 });
+  });
+
+  it("tails a row whose transaction commits after a newer row's (PostgreSQL ids)", async () => {
+    // SQLite has one writer at a time: ids always appear in order there.
+    if (db.dialect !== "postgres") return;
+    const hub = new LogTailHub(db, { pollMs: 30, heartbeatMs: 60_000 });
+    const scope = await resolveLogScope(db, "default", {});
+    const slugs = new Map(scope.projects.map((x) => [x.id, x.slug]));
+    const stream = await hub.subscribe(scope.orgId, scope.where, slugs);
+    const received: string[] = [];
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>)
+        for (const m of decoder.decode(chunk).matchAll(/^data: (.*)$/gm))
+          received.push(JSON.parse(m[1] as string).body);
+    })();
+    await new Promise((r) => setTimeout(r, 100));
+    const row = (body: string) => ({
+      project_id: scope.projects[0]?.id as number,
+      timestamp: Date.now(),
+      trace_id: null,
+      span_id: null,
+      severity: "info",
+      severity_number: 9,
+      body,
+      attributes: null,
+      release: null,
+      environment: null,
+      received_at: Date.now(),
+    });
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // The first insert takes the lower id but commits last.
+    const slow = db.kysely.transaction().execute(async (trx) => {
+      await trx.insertInto("log_items").values(row("committed late")).execute();
+      await held;
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    await db.kysely.insertInto("log_items").values(row("committed first")).execute();
+    await waitFor(async () => received.includes("committed first"), 10_000, "the newer row");
+    release();
+    await slow;
+    await waitFor(async () => received.includes("committed late"), 10_000, "the late row");
+    expect(received.filter((b) => b.startsWith("committed"))).toEqual([
+      "committed first",
+      "committed late",
+    ]);
+    hub.close();
+  });
+});
