@@ -36,6 +36,16 @@ const EnvSchema = z.object({
    */
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
   /**
+   * Each worker thread keeps parsed source maps in an LRU bounded by this many bytes (their
+   * decoded size: an 8 MB map is ~100 MB decoded), keyed by project and debug ID, so a map
+   * is parsed once, not per event (src/ingest/process/symbolicate/).
+   */
+  FAULTLINE_SOURCEMAP_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(128 * 1024 * 1024),
+  /**
    * Role all runs processing at idle priority, behind accepting. A worker that has had work
    * for this long without catching up is put at normal priority until the queue is empty
    * (src/ingest/workers/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy

@@ -27,6 +27,11 @@ export interface WorkerOptions {
   idlePollMs?: number;
   /** After each batch of the loop, with how many envelopes it handled (0: queue empty). */
   onBatch?: (handled: number) => void;
+  /**
+   * Maps minified JavaScript frames through uploaded source maps (process/symbolicate/)
+   * before the process stage, so grouping sees the original frames.
+   */
+  symbolicator?: { symbolicateEnvelopes(envelopes: QueuedEnvelope[]): Promise<void> };
   /** Projects' scrubbing and filter settings (project-settings-cache.ts); else the defaults. */
   settings?: {
     forBatch(
@@ -54,8 +59,14 @@ export class IngestWorker {
         const process = (settings?: ReadonlyMap<number, IngestSettings>) =>
           this.options.processors?.process(envelopes, settings) ??
           processEnvelopes(envelopes, settings);
-        const settings = this.options.settings?.forBatch(envelopes);
-        return settings instanceof Promise ? settings.then(process) : process(settings);
+        const withSettings = () => {
+          const settings = this.options.settings?.forBatch(envelopes);
+          return settings instanceof Promise ? settings.then(process) : process(settings);
+        };
+        const symbolicator = this.options.symbolicator;
+        return symbolicator
+          ? symbolicator.symbolicateEnvelopes(envelopes).then(withSettings)
+          : withSettings();
       },
       storeBatch,
     );
