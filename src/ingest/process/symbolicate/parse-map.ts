@@ -21,7 +21,9 @@ export interface ParsedMap {
   lineStarts: (Uint32Array | undefined)[];
 }
 
-export type ParseResult = { ok: true; value: ParsedMap } | { ok: false; error: MapError; detail: string };
+export type ParseResult =
+  | { ok: true; value: ParsedMap }
+  | { ok: false; error: MapError; detail: string };
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -78,9 +80,7 @@ export function parseSourceMap(bytes: Buffer, mapUrl?: string): ParseResult {
     return fail("js_too_large", `source map has ${segments} segments (limit ${MAX_SEGMENTS})`);
   let map: TraceMap;
   try {
-    map = sections
-      ? new FlattenMap(json as never, mapUrl)
-      : new TraceMap(json as never, mapUrl);
+    map = sections ? new FlattenMap(json as never, mapUrl) : new TraceMap(json as never, mapUrl);
     decodedMappings(map);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);

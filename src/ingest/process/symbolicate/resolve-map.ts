@@ -102,7 +102,8 @@ export class MapResolver {
       return fetchError(err);
     }
     // Failures are remembered for the URL (briefly); successes point at the shared map.
-    if (result.ok && mapKey) this.urls.set(urlKey, mapKey, urlKey.length * 2 + 64, MISS_TTL_MS * 10);
+    if (result.ok && mapKey)
+      this.urls.set(urlKey, mapKey, urlKey.length * 2 + 64, MISS_TTL_MS * 10);
     else if (!result.ok && result.error !== "js_fetch_error")
       this.urls.set(urlKey, result, urlKey.length * 2 + FAILURE_BYTES, MISS_TTL_MS);
     return result;
@@ -138,7 +139,12 @@ export class MapResolver {
       .then((r) => {
         if (r.ok) this.maps.set(key, r, r.map.bytes);
         else if (r.error !== "js_fetch_error")
-          this.maps.set(key, r, FAILURE_BYTES, r.error === "js_no_source" ? MISS_TTL_MS : undefined);
+          this.maps.set(
+            key,
+            r,
+            FAILURE_BYTES,
+            r.error === "js_no_source" ? MISS_TTL_MS : undefined,
+          );
         return r;
       })
       .finally(() => this.inFlight.delete(key));
@@ -168,7 +174,8 @@ function fetchError(err: unknown): Resolved {
 
 function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers ?? {})) if (typeof v === "string") out[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(headers ?? {}))
+    if (typeof v === "string") out[k.toLowerCase()] = v;
   return out;
 }
 

@@ -15,7 +15,8 @@ function lineStartsOf(parsed: ParsedMap, index: number, content: string): Uint32
   const cached = parsed.lineStarts[index];
   if (cached) return cached;
   const starts: number[] = [0];
-  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1)) starts.push(i + 1);
+  for (let i = content.indexOf("\n"); i !== -1; i = content.indexOf("\n", i + 1))
+    starts.push(i + 1);
   const out = Uint32Array.from(starts);
   parsed.lineStarts[index] = out;
   return out;
@@ -51,7 +52,8 @@ export function sourceContext(
   const at = line - 1;
   if (at < 0 || at >= starts.length) return undefined;
   const pre: string[] = [];
-  for (let l = Math.max(0, at - CONTEXT_LINES); l < at; l++) pre.push(lineAt(content, starts, l, 0));
+  for (let l = Math.max(0, at - CONTEXT_LINES); l < at; l++)
+    pre.push(lineAt(content, starts, l, 0));
   const post: string[] = [];
   for (let l = at + 1; l < Math.min(starts.length, at + 1 + CONTEXT_LINES); l++)
     post.push(lineAt(content, starts, l, 0));
@@ -76,7 +78,9 @@ const HEADERS: RegExp[] = [
   // name = (…) => {   name = async x => {
   new RegExp(`(${ID})\\s*[:=]\\s*(?:async\\s*)?(?:${PARAMS}|${ID})${RETURN_TYPE}\\s*=>\\s*$`),
   // name(…) {   (a method)
-  new RegExp(`(?:^|[\\s;{},])(?:(?:async|static|get|set|public|private|protected)\\s+)*\\*?(${ID})\\s*${PARAMS}${RETURN_TYPE}\\s*$`),
+  new RegExp(
+    `(?:^|[\\s;{},])(?:(?:async|static|get|set|public|private|protected)\\s+)*\\*?(${ID})\\s*${PARAMS}${RETURN_TYPE}\\s*$`,
+  ),
 ];
 const NOT_FUNCTIONS = new Set(["if", "for", "while", "switch", "catch", "with", "function"]);
 

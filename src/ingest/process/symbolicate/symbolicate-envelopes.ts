@@ -79,7 +79,10 @@ export class Symbolicator {
   }
 
   /** The event's new bytes when a frame changed or failed to map; else undefined. */
-  private async symbolicatePayload(payload: Buffer, projectId: number): Promise<Buffer | undefined> {
+  private async symbolicatePayload(
+    payload: Buffer,
+    projectId: number,
+  ): Promise<Buffer | undefined> {
     if (!mayHaveJsFrames(payload)) return undefined;
     let raw: unknown;
     try {

@@ -1,6 +1,6 @@
 import { originalPositionFor } from "@jridgewell/trace-mapping";
-import { remarkError } from "../scrub/meta";
 import type { MetaTree } from "../scrub/meta";
+import { remarkError } from "../scrub/meta";
 import type { SourcemapError } from "./errors";
 import type { ParsedMap } from "./parse-map";
 import type { MapResolver, Resolved } from "./resolve-map";
@@ -14,7 +14,6 @@ import { sourceContext } from "./source-context";
  * the event page lists.
  */
 type Json = Record<string, unknown>;
-
 
 function isObject(v: unknown): v is Json {
   return v !== null && typeof v === "object" && !Array.isArray(v);
@@ -120,9 +119,14 @@ export async function symbolicateEvent(
       stats.mapped++;
       changed = true;
       if (r.noContent)
-        remarkError(meta, [...path, "stacktrace", "frames", String(i)], "js_missing_source_content", {
-          value: r.noContent,
-        });
+        remarkError(
+          meta,
+          [...path, "stacktrace", "frames", String(i)],
+          "js_missing_source_content",
+          {
+            value: r.noContent,
+          },
+        );
       // Oldest call first: the caller of frame i is frame i - 1, and the name of the token it
       // calls is frame i's function, when the scope scan found none (Sentry's fallback).
       const caller = results[i - 1];
@@ -168,7 +172,11 @@ function mapFrame(f: Json, parsed: ParsedMap, sourcemap: string): FrameResult {
   const line = f.lineno as number;
   const column = (f.colno as number) - 1;
   if (line < 1 || column < 0)
-    return { ok: false, error: "js_invalid_source_map_location", detail: `line ${line}, column ${column + 1}` };
+    return {
+      ok: false,
+      error: "js_invalid_source_map_location",
+      detail: `line ${line}, column ${column + 1}`,
+    };
   const pos = originalPositionFor(parsed.map, { line, column });
   if (pos.source === null || pos.line === null) {
     return {
@@ -189,6 +197,9 @@ function mapFrame(f: Json, parsed: ParsedMap, sourcemap: string): FrameResult {
     colno: pos.column + 1,
   };
   delete frame.function;
+  // The SDK derived the module from the minified file's name (`app.3f9c`): stale now, and
+  // grouping prefers it to the filename.
+  delete frame.module;
   delete frame.pre_context;
   delete frame.context_line;
   delete frame.post_context;
