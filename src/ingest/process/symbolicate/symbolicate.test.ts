@@ -312,7 +312,7 @@ describe("bad maps and bad input", () => {
     const prepared = prepareEvent(
       Buffer.from(JSON.stringify(raw)),
       { receivedAt: Date.now(), sentAt: undefined },
-      processingFor(1),
+      processingFor(1, undefined),
     );
     expect(prepared.kind === "event" && "_meta" in prepared.raw).toBe(false);
   });
