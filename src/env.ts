@@ -20,6 +20,15 @@ const EnvSchema = z.object({
    */
   FAULTLINE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
   FAULTLINE_DATA_DIR: z.string().default("./data"),
+  /** The largest artifact bundle (source maps) an upload may assemble, in bytes. */
+  FAULTLINE_SOURCEMAP_MAX_BUNDLE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(2 * 1024 ** 3)
+    .default(100 * 1024 * 1024),
+  /** Artifact bundles older than this many days are deleted. */
+  FAULTLINE_SOURCEMAP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Until accounts exist this token has full rights on the read API. */
   FAULTLINE_API_TOKEN: z.string().min(1).optional(),
   /** Worker threads that process the queue in this process (role all/worker). */

@@ -41,6 +41,13 @@ export interface Database {
   issue_minute_counts: IssueMinuteCountTable;
   alert_outbox: AlertOutboxTable;
   alert_delivery_attempts: AlertDeliveryAttemptTable;
+  upload_chunks: UploadChunkTable;
+  artifact_bundles: ArtifactBundleTable;
+  artifact_bundle_projects: ArtifactBundleProjectTable;
+  artifact_bundle_files: ArtifactBundleFileTable;
+  releases: ReleaseTable;
+  release_projects: ReleaseProjectTable;
+  release_deploys: ReleaseDeployTable;
 }
 
 export interface OrganizationTable {
@@ -514,4 +521,84 @@ export interface AlertDeliveryAttemptTable {
   http_status: number | null;
   outcome: string;
   error: string | null;
+}
+
+/** See migration 017 and src/sourcemaps/: chunks waiting for their bundle. */
+export interface UploadChunkTable {
+  organization_id: number;
+  sha1: string;
+  size: number;
+  /** Relative to the SQLite file's directory. */
+  path: string | null;
+  data: Buffer | null;
+  created_at: number;
+}
+
+export type ArtifactBundleState = "created" | "assembling" | "ok" | "error";
+
+export interface ArtifactBundleTable {
+  id: Generated<number>;
+  organization_id: number;
+  checksum: string;
+  state: ArtifactBundleState;
+  detail: string | null;
+  release: string | null;
+  dist: string | null;
+  size: number;
+  file_count: number;
+  /** JSON array of strings. */
+  debug_ids: string;
+  /** JSON array of chunk SHA-1s, until assembled. */
+  chunks: string;
+  path: string | null;
+  data: Buffer | null;
+  uploaded_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ArtifactBundleProjectTable {
+  bundle_id: number;
+  project_id: number;
+}
+
+export interface ArtifactBundleFileTable {
+  id: Generated<number>;
+  bundle_id: number;
+  project_id: number;
+  entry: string;
+  url: string;
+  type: string;
+  debug_id: string | null;
+  release: string | null;
+  dist: string | null;
+  /** JSON object. */
+  headers: string;
+  size: number;
+}
+
+/** Releases the CLI creates (`sentry-cli releases new`) and finalizes. */
+export interface ReleaseTable {
+  id: Generated<number>;
+  organization_id: number;
+  version: string;
+  ref: string | null;
+  url: string | null;
+  date_created: number;
+  date_released: number | null;
+}
+
+export interface ReleaseProjectTable {
+  release_id: number;
+  project_id: number;
+}
+
+export interface ReleaseDeployTable {
+  id: Generated<number>;
+  release_id: number;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: number | null;
+  date_finished: number;
 }

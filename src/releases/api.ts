@@ -1,6 +1,7 @@
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
 import { orgIdOrThrow } from "../orgs/find-org";
+import { cliRelease } from "./cli";
 import { type ReleaseProjectHealth, releaseHealth } from "./queries";
 
 /**
@@ -36,8 +37,16 @@ function healthData(
 
 export async function releaseResponse(db: Db, orgSlug: string, version: string) {
   const orgId = await orgIdOrThrow(db, orgSlug);
-  const projects = await releaseHealth(db, orgId, version);
-  if (projects.length === 0) throw new AppError("not_found", "release not found");
+  const [projects, created] = await Promise.all([
+    releaseHealth(db, orgId, version),
+    cliRelease(db, orgId, version),
+  ]);
+  if (projects.length === 0) {
+    // Created by sentry-cli (`releases new`) and not yet seen in any event.
+    const none = { sessions: 0, errored: 0, crashed: 0, abnormal: 0, users: 0, crashedUsers: 0 };
+    if (created) return { ...created, eventCount: 0, healthData: healthData(none) };
+    throw new AppError("not_found", "release not found");
+  }
   type Summed = "sessions" | "errored" | "crashed" | "abnormal" | "users" | "crashedUsers";
   const sum = (k: Summed | "events") => projects.reduce((n, p) => n + p[k], 0);
   const firsts = projects.map((p) => p.firstEvent).filter((t): t is number => t !== null);
@@ -46,7 +55,12 @@ export async function releaseResponse(db: Db, orgSlug: string, version: string) 
   return {
     version,
     shortVersion: version.includes("@") ? version.slice(version.lastIndexOf("@") + 1) : version,
-    dateCreated: iso(firstEvent),
+    dateCreated: created?.dateCreated ?? iso(firstEvent),
+    dateReleased: created?.dateReleased ?? null,
+    ref: created?.ref ?? null,
+    url: created?.url ?? null,
+    deployCount: created?.deployCount ?? 0,
+    lastDeploy: created?.lastDeploy ?? null,
     firstEvent: iso(firstEvent),
     lastEvent: iso(lasts.length ? Math.max(...lasts) : null),
     eventCount: sum("events"),

@@ -1,0 +1,9 @@
+import { z } from "zod";
+import { apiRoute, slugParam } from "@/src/api/handler";
+import { assembleRequest, uploadGrant } from "@/src/sourcemaps/api";
+
+export const POST = apiRoute(
+  { params: z.object({ org: slugParam }), need: "org:ci" },
+  async ({ db, access, params, request }) =>
+    assembleRequest(db, await uploadGrant(access, params.org), request),
+);

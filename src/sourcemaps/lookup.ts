@@ -1,0 +1,84 @@
+import type { Db } from "../db/connection";
+import { normalizeDebugId, readEntry } from "./bundle";
+import { blobStoreOf, readBlob } from "./storage";
+
+/**
+ * What symbolication asks of the uploaded artifacts (src/ingest/process/ symbolicate). Only
+ * bundles that assembled `ok` and were uploaded for the project count; the newest wins.
+ */
+export interface ArtifactLookup {
+  /** The source map (file type "source_map") with this debug id, in a bundle scoped to the project. */
+  sourceMapByDebugId(projectId: number, debugId: string): Promise<Buffer | null>;
+  /** A file stored under release + dist + url (url exactly as in the manifest, e.g. "~/static/main.js"), with its manifest headers (e.g. {"sourcemap": "main.js.map", "debug-id": "…"}). */
+  fileByUrl(
+    projectId: number,
+    release: string,
+    dist: string | null,
+    url: string,
+  ): Promise<{ type: string; content: Buffer; headers: Record<string, string> } | null>;
+}
+
+export function artifactLookup(db: Db): ArtifactLookup {
+  const store = blobStoreOf(db);
+  const files = () =>
+    db.kysely
+      .selectFrom("artifact_bundle_files as f")
+      .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
+      .select(["f.bundle_id", "f.entry", "f.type", "f.headers", "b.path"])
+      .where("b.state", "=", "ok");
+
+  async function content(row: { bundle_id: number; entry: string; path: string | null }) {
+    let blob: Buffer | null;
+    if (row.path !== null) {
+      blob = await readBlob(store, { path: row.path, data: null });
+    } else {
+      const b = await db.kysely
+        .selectFrom("artifact_bundles")
+        .select("data")
+        .where("id", "=", row.bundle_id)
+        .executeTakeFirst();
+      blob = b?.data ? Buffer.from(b.data) : null;
+    }
+    if (!blob) return null;
+    try {
+      return Buffer.from(readEntry(blob, row.entry));
+    } catch {
+      return null; // checked at assembly; a damaged file on disk is simply not found
+    }
+  }
+
+  return {
+    async sourceMapByDebugId(projectId, debugId) {
+      const id = normalizeDebugId(debugId);
+      if (!id) return null;
+      const row = await files()
+        .where("f.project_id", "=", projectId)
+        .where("f.debug_id", "=", id)
+        .where("f.type", "=", "source_map")
+        .orderBy("f.bundle_id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return row ? content(row) : null;
+    },
+    async fileByUrl(projectId, release, dist, url) {
+      const row = await files()
+        .where("f.project_id", "=", projectId)
+        .where("f.release", "=", release)
+        .where("f.url", "=", url)
+        .where((eb) => (dist === null ? eb("f.dist", "is", null) : eb("f.dist", "=", dist)))
+        .orderBy("f.bundle_id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      if (!row) return null;
+      const bytes = await content(row);
+      if (!bytes) return null;
+      let headers: Record<string, string> = {};
+      try {
+        headers = JSON.parse(row.headers) as Record<string, string>;
+      } catch {
+        // stored by us as JSON; leave empty if not
+      }
+      return { type: row.type, content: bytes, headers };
+    },
+  };
+}
