@@ -10,6 +10,7 @@ import { Symbolicator } from "../src/ingest/process/symbolicate";
 import { parseSourceMap } from "../src/ingest/process/symbolicate/parse-map";
 import type { QueuedEnvelope } from "../src/ingest/queue/queue";
 import { buildEnvelope } from "../tests/helpers/envelopes";
+import runtime from "./server-runtime.json";
 import { type BigApp, buildBigApp } from "./sourcemapped-app";
 
 /**
@@ -58,7 +59,8 @@ function eventBodies(app: BigApp, count: number, debugIds: string[]): Buffer[] {
           {
             type: "Error",
             value: stack.split("\n", 1)[0]?.replace(/^Error: /, ""),
-            stacktrace: { frames: defaultStackParser(stack) },
+            // The app's frames: in a real deployment all of its code is in the bundle.
+            stacktrace: { frames: defaultStackParser(stack).filter((f) => f.filename === app.js) },
             mechanism: { type: "onuncaughtexception", handled: false },
           },
         ],
@@ -168,8 +170,10 @@ export async function benchSourcemapped(): Promise<void> {
     `processed events/s, one thread, batches of ${BATCH}: without maps ${runs.without.map(Math.round).join(" / ")}, with maps ${runs.with.map(Math.round).join(" / ")} → ${ratio.toFixed(2)}× (target ≥ 0.7×); frames mapped ${symbolicator.stats.mapped}, failed ${symbolicator.stats.failed}`,
   );
 
-  const child = spawnSync(process.execPath, ["--expose-gc", process.argv[1] ?? ""], {
+  // Started as the server is (scripts/server-runtime.json): its V8 flags and malloc arenas.
+  const child = spawnSync(process.execPath, [...runtime.nodeArgs, process.argv[1] ?? ""], {
     env: {
+      ...runtime.env,
       ...process.env,
       BENCH_WORKLOADS: "sourcemapped",
       BENCH_SOURCEMAPPED_PHASE: "rss",

@@ -50,6 +50,9 @@ function isJsFrame(f: Json, eventPlatform: unknown): boolean {
   if (typeof f.lineno !== "number" || typeof f.colno !== "number") return false;
   if (typeof f.abs_path !== "string" && typeof f.filename !== "string") return false;
   if (isObject(f.data) && f.data.symbolicated === true) return false;
+  // Node's own modules and eval'd code: nothing was uploaded for them.
+  const where = String(f.abs_path ?? f.filename);
+  if (where.startsWith("node:") || where === "<anonymous>" || where === "native") return false;
   const platform = typeof f.platform === "string" ? f.platform : eventPlatform;
   if (platform === "javascript" || platform === "node") return true;
   const file = String(f.abs_path ?? f.filename);
