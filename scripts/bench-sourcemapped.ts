@@ -4,6 +4,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { defaultStackParser } from "@sentry/node";
+import { env } from "../src/env";
 import { processEnvelopes } from "../src/ingest/process/process-envelopes";
 import type { ArtifactLookup } from "../src/ingest/process/symbolicate";
 import { Symbolicator } from "../src/ingest/process/symbolicate";
@@ -111,8 +112,7 @@ async function rssPhase(app: BigApp, seconds: number): Promise<void> {
   const map = fs.readFileSync(app.map);
   const ids = Array.from({ length: 20 }, () => crypto.randomUUID());
   const lookup = new MemoryLookup(new Map(ids.map((id) => [id, map])));
-  const budget = Number(process.env.FAULTLINE_SOURCEMAP_CACHE_BYTES ?? 128 * 1024 * 1024);
-  const symbolicator = new Symbolicator(lookup, budget);
+  const symbolicator = new Symbolicator(lookup, env().FAULTLINE_SOURCEMAP_CACHE_BYTES);
   // Each batch's events come from one map, the next batch's from the next: all 20 in turn.
   const bodies = ids.flatMap((id) => eventBodies(app, BATCH, [id]));
   const rate = await eventsPerSecond(bodies, seconds, symbolicator);
@@ -154,7 +154,7 @@ export async function benchSourcemapped(): Promise<void> {
 
   const bodies = eventBodies(app, 2000, [app.debugId]);
   const lookup = new MemoryLookup(new Map([[app.debugId, mapBytes]]));
-  const symbolicator = new Symbolicator(lookup, 128 * 1024 * 1024);
+  const symbolicator = new Symbolicator(lookup, env().FAULTLINE_SOURCEMAP_CACHE_BYTES);
   // Warm up both paths (JIT, and the one parse of the map).
   await eventsPerSecond(bodies, 2, symbolicator);
   await eventsPerSecond(bodies, 2);

@@ -29,18 +29,20 @@ export class ByteLru<V> {
     return e.value;
   }
 
-  /** A value larger than the whole budget is not kept (the caller uses it once). */
+  /**
+   * A value larger than the whole budget is kept alone, everything else evicted: parsing it
+   * again for every event would cost more than the memory (parse-map.ts bounds its size).
+   */
   set(key: string, value: V, bytes: number, ttlMs = Number.POSITIVE_INFINITY): void {
     const old = this.entries.get(key);
     if (old) {
       this.entries.delete(key);
       this.used -= old.bytes;
     }
-    if (bytes > this.budget) return;
     this.entries.set(key, { value, bytes, expires: Date.now() + ttlMs });
     this.used += bytes;
     for (const [k, e] of this.entries) {
-      if (this.used <= this.budget) break;
+      if (this.used <= this.budget || k === key) break;
       this.entries.delete(k);
       this.used -= e.bytes;
     }

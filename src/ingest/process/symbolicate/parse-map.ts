@@ -11,7 +11,7 @@ export const MAX_MAP_BYTES = 64 * 1024 * 1024;
  * A 9 MB esbuild map (2 MB bundle) holds ~0.6 M segments and took 62 MiB of heap decoded:
  * ~96 bytes a segment (trace-mapping keeps each as an array of small integers).
  */
-export const MAX_SEGMENTS = 4_000_000;
+export const MAX_SEGMENTS = 2_000_000;
 
 export type MapError = "js_invalid_source_map" | "js_too_large";
 

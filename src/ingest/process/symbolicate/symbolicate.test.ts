@@ -333,18 +333,24 @@ describe("the map cache", () => {
     expect(lru.get("b")).toBeUndefined();
     expect(lru.get("a")).toBe("a");
     expect(lru.bytes).toBe(80);
+    // Larger than the budget: kept alone rather than parsed again for every event.
     lru.set("huge", "x", 1000);
+    expect(lru.get("huge")).toBe("x");
+    expect(lru.get("a")).toBeUndefined();
+    expect(lru.size).toBe(1);
+    lru.set("d", "d", 10);
     expect(lru.get("huge")).toBeUndefined();
+    expect(lru.bytes).toBe(10);
   });
 
-  it("keeps a real map's decoded size within its budget", async () => {
+  it("keeps a real map larger than its budget alone, parsed once", async () => {
     const lookup = new MemoryLookup();
     lookup.addApp(1, app);
     const sym = new Symbolicator(lookup, 1024);
     await throughPipeline(sym, eventFrom(app, [5, 6, 7]));
     await throughPipeline(sym, eventFrom(app, [5, 6, 7]));
-    // Too large for a 1 KiB cache: parsed per event, never kept.
-    expect(sym.resolver.cachedBytes).toBeLessThanOrEqual(1024);
-    expect(sym.resolver.stats.parsed).toBe(2);
+    // Larger than a 1 KiB cache: kept alone, parsed once.
+    expect(sym.resolver.stats.parsed).toBe(1);
+    expect(lookup.maps.size).toBe(1);
   });
 });
