@@ -17,7 +17,12 @@ export type ResolveError =
 
 export type Resolved =
   | { ok: true; map: ParsedMap; sourcemap: string }
-  | { ok: false; error: ResolveError; detail: string };
+  /**
+   * `notInRelease`: the release holds no file at the frame's URL at all; `unnamed`: nor does
+   * `debug_meta` name it (symbolicate-event.ts stays quiet about such a frame when the event
+   * names other files).
+   */
+  | { ok: false; error: ResolveError; detail: string; notInRelease?: boolean; unnamed?: boolean };
 
 /** A map that is missing now may be uploaded in a minute; one that is bad stays bad. */
 const MISS_TTL_MS = 30_000;
@@ -79,7 +84,10 @@ export class MapResolver {
     try {
       const found = await this.minifiedFile(projectId, release, dist, absPath);
       if (!found) {
-        result = miss(`no file for ${absPath.slice(0, 200)} in release ${release.slice(0, 100)}`);
+        result = {
+          ...miss(`no file for ${absPath.slice(0, 200)} in release ${release.slice(0, 100)}`),
+          notInRelease: true,
+        };
       } else if (found.debugId) {
         mapKey = `${projectId}:${found.debugId}`;
         result = await this.byDebugId(projectId, found.debugId);
@@ -162,7 +170,7 @@ export class MapResolver {
   }
 }
 
-function miss(detail: string): Resolved {
+function miss(detail: string): Extract<Resolved, { ok: false }> {
   return { ok: false, error: "js_no_source", detail };
 }
 

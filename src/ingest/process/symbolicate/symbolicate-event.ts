@@ -103,6 +103,10 @@ export async function symbolicateEvent(
       frames.map(async (f) => {
         if (!isObject(f) || !isJsFrame(f, raw.platform)) return undefined;
         const resolved = await resolveFrame(f, projectId, resolver, images, release, dist);
+        // An app that ships debug IDs names every bundled file in `debug_meta`; a file it does
+        // not name, and that its release does not hold, was never minified (a plain script,
+        // the SDK's loader): nothing to map and nothing to complain about.
+        if (!resolved.ok && resolved.unnamed && images.size > 0) return undefined;
         if (!resolved.ok) return resolved;
         return mapFrame(f, resolved.map, resolved.sourcemap);
       }),
@@ -147,7 +151,7 @@ export async function symbolicateEvent(
   return stats;
 }
 
-function resolveFrame(
+async function resolveFrame(
   f: Json,
   projectId: number,
   resolver: MapResolver,
@@ -163,12 +167,14 @@ function resolveFrame(
   if (debugId !== undefined) return resolver.byDebugId(projectId, debugId);
   const url = absPath ?? filename;
   if (release === undefined || url === undefined)
-    return Promise.resolve({
+    return {
       ok: false,
       error: "js_no_source",
       detail: "no debug ID for this file and no release to find its source map by",
-    });
-  return resolver.byUrl(projectId, release, dist, url);
+      unnamed: true,
+    };
+  const found = await resolver.byUrl(projectId, release, dist, url);
+  return !found.ok && found.notInRelease ? { ...found, unnamed: true } : found;
 }
 
 function mapFrame(f: Json, parsed: ParsedMap, sourcemap: string): FrameResult {

@@ -148,6 +148,24 @@ describe("symbolication by debug ID", () => {
     expect(event.errors).toEqual([]);
   });
 
+  it("leaves a plain script's frame alone when the event names its bundles by debug ID", async () => {
+    const lookup = new MemoryLookup();
+    lookup.addApp(1, app);
+    const raw = eventFrom(app, [5, 6, 7], { release: "1.0" });
+    const frames = (raw.exception as { values: { stacktrace: { frames: FrameJson[] } }[] })
+      .values[0]?.stacktrace.frames;
+    frames?.unshift({
+      filename: "/srv/app/start.mjs",
+      abs_path: "/srv/app/start.mjs",
+      lineno: 3,
+      colno: 5,
+    });
+    const event = await throughPipeline(new Symbolicator(lookup, 64 * 1024 * 1024), raw);
+    expect(topFrames(event)[0]).toMatchObject({ filename: "/srv/app/start.mjs", lineno: 3 });
+    expect(topFrames(event).at(-1)?.function).toBe("validateOrder");
+    expect(event.errors).toEqual([]);
+  });
+
   it("marks frames mapped into node_modules as not in app", async () => {
     const lookup = new MemoryLookup();
     lookup.addApp(1, app);
