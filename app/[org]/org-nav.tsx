@@ -4,7 +4,7 @@ import { signOut } from "@/app/(auth)/sign-in/actions";
 import { can } from "@/src/auth/permissions";
 import type { OrgContext } from "@/src/auth/with-org";
 
-type Section = "issues" | "projects" | "members" | "audit";
+type Section = "issues" | "projects" | "members" | "audit" | "tokens";
 
 /** The header of an organization's pages: where you are, who you are, a way out. */
 export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
@@ -14,7 +14,10 @@ export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section })
     { key: "projects", href: `${base}/projects`, label: "Projects" },
     { key: "members", href: `${base}/settings/members`, label: "Members" },
     ...(can(ctx.role, "org.write")
-      ? [{ key: "audit" as const, href: `${base}/settings/audit-log`, label: "Audit log" }]
+      ? [
+          { key: "tokens" as const, href: `${base}/settings/auth-tokens`, label: "Auth tokens" },
+          { key: "audit" as const, href: `${base}/settings/audit-log`, label: "Audit log" },
+        ]
       : []),
   ];
   return (
@@ -38,6 +41,7 @@ export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section })
         <span>
           {ctx.user.email} ({ctx.role})
         </span>
+        <Link href="/account/api-tokens">API tokens</Link>
         <Link href="/account/password">Change password</Link>
         <button type="submit" className="rounded border border-line px-2 py-0.5 hover:bg-raised">
           Sign out

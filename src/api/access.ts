@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { getAuth } from "../auth/auth";
-import { can, type Role, SCOPE_ACTION, type Scope } from "../auth/permissions";
+import { can, type Role, SCOPE_ACTION, type Scope, scopesAllow } from "../auth/permissions";
 import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import { env } from "../env";
@@ -93,7 +93,7 @@ export class ApiAccess {
     if (p.kind === "org_token") {
       // Another organization's object is not found, never forbidden: nothing leaks.
       if (p.orgId !== org.id) throw new AppError("not_found", "organization not found");
-      if (!p.scopes.has(need)) throw missingScope(need);
+      if (!scopesAllow(p.scopes, need)) throw missingScope(need);
       return { org, principal: p, role: null, userId: null };
     }
     const member = await accountsDb(this.db)
@@ -103,7 +103,7 @@ export class ApiAccess {
       .where("user_id", "=", p.userId)
       .executeTakeFirst();
     if (!member) throw new AppError("not_found", "organization not found");
-    if (p.scopes !== "all" && !p.scopes.has(need)) throw missingScope(need);
+    if (p.scopes !== "all" && !scopesAllow(p.scopes, need)) throw missingScope(need);
     if (!can(member.role, SCOPE_ACTION[need])) {
       throw new AppError("forbidden", `your role (${member.role}) may not do this (${need})`);
     }

@@ -37,6 +37,7 @@ export const AUDIT_VERBS = {
   "invitation.accept": "accepted the invitation:",
   "sso.update": "changed single sign-on:",
   "sso.delete": "removed single sign-on:",
+  "sourcemap.delete": "deleted the source-map bundle of",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

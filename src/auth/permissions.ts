@@ -103,6 +103,54 @@ export const SCOPE_ACTION = {
   "org:admin": "org.delete",
 } as const satisfies Record<Scope, Action>;
 
+/**
+ * What holding a scope lets a token do, as Sentry's scope hierarchy: a write scope includes its
+ * read, an admin scope its write. `org:ci` (organization auth tokens) and `project:releases`
+ * both mean "releases and source-map uploads", so a route may name either.
+ */
+export const SCOPE_INCLUDES = {
+  "org:read": ["org:read"],
+  "org:write": ["org:read", "org:write"],
+  "org:admin": ["org:read", "org:write", "org:admin"],
+  "org:ci": ["org:ci", "project:releases"],
+  "project:read": ["project:read"],
+  "project:write": ["project:read", "project:write"],
+  "project:admin": ["project:read", "project:write", "project:admin"],
+  "project:releases": ["project:releases", "org:ci"],
+  "event:read": ["event:read"],
+  "event:write": ["event:read", "event:write"],
+  "event:admin": ["event:read", "event:write", "event:admin"],
+  "alerts:read": ["alerts:read"],
+  "alerts:write": ["alerts:read", "alerts:write"],
+  "member:read": ["member:read"],
+  "member:write": ["member:read", "member:write"],
+  "member:admin": ["member:read", "member:write", "member:admin"],
+} as const satisfies Record<Scope, readonly Scope[]>;
+
+/** Whether a token holding `held` may call a route that needs `need`. */
+export function scopesAllow(held: Iterable<Scope>, need: Scope): boolean {
+  for (const scope of held) {
+    if ((SCOPE_INCLUDES[scope] as readonly Scope[]).includes(need)) return true;
+  }
+  return false;
+}
+
+/** The scopes a personal token may be given (account → API tokens). */
+export const PERSONAL_TOKEN_SCOPES = [
+  "org:read",
+  "project:read",
+  "project:write",
+  "project:releases",
+  "event:read",
+  "event:write",
+  "alerts:read",
+  "alerts:write",
+  "member:read",
+] as const satisfies readonly Scope[];
+
+/** Organization auth tokens carry only this scope, as Sentry's. */
+export const ORG_TOKEN_SCOPES = ["org:ci"] as const satisfies readonly Scope[];
+
 export function isScope(value: unknown): value is Scope {
   return typeof value === "string" && (SCOPES as readonly string[]).includes(value);
 }

@@ -10,6 +10,7 @@ import * as m007 from "./migrations/007-retention";
 import * as m008 from "./migrations/008-event-blocks";
 import * as m009 from "./migrations/009-queue-lz4";
 import * as m010 from "./migrations/010-audit-log";
+import * as m011 from "./migrations/011-api-tokens";
 import * as m012 from "./migrations/012-alerts";
 import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "008-event-blocks": m008,
   "009-queue-lz4": m009,
   "010-audit-log": m010,
+  "011-api-tokens": m011,
   "012-alerts": m012,
   "014-issue-search": m014,
   "015-triage-team": m015,

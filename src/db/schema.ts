@@ -26,6 +26,7 @@ export interface Database {
   feedback: FeedbackTable;
   attachments: AttachmentTable;
   audit_log: AuditLogTable;
+  api_tokens: ApiTokenTable;
   issue_bookmarks: IssueBookmarkTable;
   issue_search: IssueSearchTable;
   issue_hashes: IssueHashTable;
@@ -601,4 +602,19 @@ export interface ReleaseDeployTable {
   url: string | null;
   date_started: number | null;
   date_finished: number;
+}
+
+export interface ApiTokenTable {
+  id: Generated<number>;
+  kind: "org" | "user";
+  organization_id: number | null;
+  user_id: string | null;
+  name: string;
+  token_hash: string;
+  token_last_characters: string;
+  scopes: string;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
 }

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
+import { expireSourcemaps } from "../sourcemaps/mutations";
 
 /**
  * Retention: deletes what is older than each project's `retention_days`. Work is done in
@@ -84,6 +85,11 @@ export async function runRetention(
     await job.deleteIssues(project.id, cutoff);
     if (job.stopped) break;
   }
+  if (job.stopped) return summary;
+  // Source-map bundles age by their own setting; unclaimed upload chunks within hours.
+  const sourcemaps = await expireSourcemaps(db, now);
+  if (sourcemaps.bundles > 0) summary.artifact_bundles = sourcemaps.bundles;
+  if (sourcemaps.chunks > 0) summary.upload_chunks = sourcemaps.chunks;
   return summary;
 }
 

@@ -30,6 +30,7 @@ export interface AssembleAnswer {
 
 /** An assembly that has said nothing for this long died with its process: run it again. */
 const STALE_MS = 5 * 60 * 1000;
+const ERROR_MEMORY_MS = 10 * 60 * 1000;
 
 export async function assembleBundle(
   db: Db,
@@ -45,9 +46,11 @@ export async function assembleBundle(
     .where("checksum", "=", req.checksum)
     .executeTakeFirst();
   if (existing) {
+    const age = Date.now() - existing.updated_at;
     const stale =
-      (existing.state === "created" || existing.state === "assembling") &&
-      Date.now() - existing.updated_at > STALE_MS;
+      ((existing.state === "created" || existing.state === "assembling") && age > STALE_MS) ||
+      // An error is answered while the CLI polls, then forgotten so a retry starts afresh.
+      (existing.state === "error" && age > ERROR_MEMORY_MS);
     if (!stale) {
       if (existing.state === "ok") await addProjects(db, existing.id, projectIds);
       return { state: existing.state, missingChunks: [], detail: existing.detail };

@@ -17,3 +17,4 @@ export const ZIP_BOMB_RATIO = 200;
 export const ZIP_BOMB_MIN_SIZE = 1024 * 1024;
 /** Unassembled chunks are deleted after this long. */
 export const CHUNK_TTL_MS = 2 * 60 * 60 * 1000;
+export const BUNDLE_DAY_MS = 86_400_000;

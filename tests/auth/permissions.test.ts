@@ -4,9 +4,14 @@ import {
   ACTIONS,
   can,
   decideAccess,
+  ORG_TOKEN_SCOPES,
   PERMISSIONS,
+  PERSONAL_TOKEN_SCOPES,
   ROLES,
   SCOPE_ACTION,
+  SCOPE_INCLUDES,
+  SCOPES,
+  scopesAllow,
 } from "../../src/auth/permissions";
 import { safeNextPath } from "../../src/auth/schemas";
 import { isOrgSlug } from "../../src/orgs/slug";
@@ -49,6 +54,32 @@ describe("the permission table", () => {
     expect(decideAccess(true, undefined, "org.delete")).toBe("not_found");
     expect(decideAccess(true, "viewer", "issues.write")).toBe("forbidden");
     expect(decideAccess(true, "member", "issues.write")).toBe("allowed");
+  });
+});
+
+describe("token scopes", () => {
+  it("includes each scope's reads in its writes, never more", () => {
+    expect(scopesAllow(["event:write"], "event:read")).toBe(true);
+    expect(scopesAllow(["event:read"], "event:write")).toBe(false);
+    expect(scopesAllow(["project:write"], "project:releases")).toBe(false);
+    expect(scopesAllow(["org:ci"], "project:releases")).toBe(true);
+    expect(scopesAllow(["project:releases"], "org:ci")).toBe(true);
+    expect(scopesAllow(["org:ci"], "org:read")).toBe(false);
+    expect(scopesAllow([], "org:read")).toBe(false);
+    // No scope grants a role action above its own: a token never outranks its scopes' needs.
+    const rank = (s: (typeof SCOPES)[number]) =>
+      ROLES.filter((r) => can(r, SCOPE_ACTION[s])).length;
+    for (const held of SCOPES) {
+      expect(SCOPE_INCLUDES[held], held).toContain(held);
+      for (const need of SCOPE_INCLUDES[held])
+        expect(rank(need), `${held} → ${need}`).toBeGreaterThanOrEqual(rank(held));
+    }
+  });
+
+  it("offers personal tokens no organization-admin scope, and org tokens only org:ci", () => {
+    for (const s of PERSONAL_TOKEN_SCOPES)
+      expect(s).not.toMatch(/:admin$|^org:write$|^member:write$/);
+    expect(ORG_TOKEN_SCOPES).toEqual(["org:ci"]);
   });
 });
 

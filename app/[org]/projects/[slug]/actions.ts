@@ -22,6 +22,8 @@ import {
   setRateLimitSchema,
   updateProjectSchema,
 } from "@/src/projects/schemas";
+import { deleteProjectBundle } from "@/src/sourcemaps/mutations";
+import { bundleRefSchema } from "@/src/sourcemaps/schemas";
 
 /**
  * The settings page's actions. Each resolves the project inside the organization the session
@@ -117,4 +119,14 @@ export async function saveDataSettings(
         : `Saved (${changed.join(", ")}). Ingest applies it within seconds.`;
     },
   );
+}
+
+export async function deleteBundle(_prev: ActionState, formData: FormData): Promise<ActionState> {
+  return projectAction(formData, "projects.write", bundleRefSchema, async (ctx, project, input) => {
+    await deleteProjectBundle(getDb(), project.id, input.bundle, {
+      ...(await audited(ctx)),
+      projectSlug: project.slug,
+    });
+    return "Bundle deleted.";
+  });
 }

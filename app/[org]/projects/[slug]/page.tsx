@@ -10,6 +10,7 @@ import { ProjectSettingsForm } from "@/components/projects/project-settings-form
 import { ProjectSetupSnippet } from "@/components/projects/project-setup-snippet";
 import { platformLabel } from "@/components/projects/project-table";
 import { inputClass } from "@/components/projects/styles";
+import { SourceMapsSection } from "@/components/sourcemaps/source-maps-section";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
@@ -17,9 +18,11 @@ import { publicBaseUrl } from "@/src/projects/base-url";
 import { readDataSettings } from "@/src/projects/data-settings";
 import { formatDsn } from "@/src/projects/dsn";
 import { findOrgProject, listProjectKeys } from "@/src/projects/queries";
+import { listProjectBundles } from "@/src/sourcemaps/queries";
 import { OrgNav, page } from "../../org-nav";
 import {
   createKey,
+  deleteBundle,
   deleteKey,
   saveDataSettings,
   setKeyEnabled,
@@ -126,6 +129,14 @@ export default async function ProjectSettingsPage({
           </ActionForm>
         )}
       </section>
+
+      <SourceMapsSection
+        bundles={await listProjectBundles(db, project.id)}
+        baseUrl={base}
+        org={ctx.org.slug}
+        project={project.slug}
+        remove={can(ctx.role, "projects.write") ? deleteBundle : undefined}
+      />
 
       <section aria-labelledby="setup">
         <h2 id="setup" className="mb-1 text-base font-semibold">

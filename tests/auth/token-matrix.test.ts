@@ -1,0 +1,3 @@
+import { tokenMatrixSuite } from "./token-matrix";
+
+tokenMatrixSuite("SQLite", async () => ({}));
