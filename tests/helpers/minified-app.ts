@@ -95,6 +95,57 @@ export function buildMinifiedApp(
   return { dir, js, map, debugId: parsed.debugId ?? parsed.debug_id ?? "" };
 }
 
+/**
+ * The app for the browser, with @sentry/browser bundled in as a web app ships it: one
+ * minified IIFE (esbuild's API, so @sentry/browser resolves from the repository's
+ * node_modules), debug IDs injected. The page sets `FAULTLINE_DSN` and `FAULTLINE_RELEASE`
+ * and calls `runApp()`, which throws, reports and flushes.
+ */
+export async function buildBrowserApp(): Promise<MinifiedApp> {
+  const { build } = await import("esbuild");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-minified-web-"));
+  fs.mkdirSync(path.join(dir, "src"));
+  fs.mkdirSync(path.join(dir, "node_modules", "lefty"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "src", "app.ts"), APP);
+  fs.writeFileSync(path.join(dir, "node_modules", "lefty", "index.js"), LIB);
+  fs.writeFileSync(
+    path.join(dir, "src", "entry.ts"),
+    `import * as Sentry from "@sentry/browser";
+import { main } from "./app";
+
+const page = window as unknown as { FAULTLINE_DSN: string; FAULTLINE_RELEASE: string; runApp(): Promise<boolean> };
+Sentry.init({ dsn: page.FAULTLINE_DSN, release: page.FAULTLINE_RELEASE, tracesSampleRate: 0 });
+page.runApp = () => {
+  try {
+    main([5, 6, 7]);
+  } catch (err) {
+    Sentry.captureException(err);
+  }
+  return Sentry.flush(10_000);
+};
+`,
+  );
+  const js = path.join(dir, "dist", "static", "app.3f9c2a1b.js");
+  await build({
+    entryPoints: [path.join(dir, "src", "entry.ts")],
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    format: "iife",
+    platform: "browser",
+    outfile: js,
+    nodePaths: [path.join(repoRoot(), "node_modules")],
+    logLevel: "warning",
+  });
+  execFileSync(bin("sentry-cli"), ["sourcemaps", "inject", path.dirname(js)], { stdio: "pipe" });
+  const map = `${js}.map`;
+  const parsed = JSON.parse(fs.readFileSync(map, "utf8")) as {
+    debugId?: string;
+    debug_id?: string;
+  };
+  return { dir, js, map, debugId: parsed.debugId ?? parsed.debug_id ?? "" };
+}
+
 /** Runs the bundle in Node and returns the stack of what it threw. */
 export function stackOf(app: MinifiedApp, items: number[]): string {
   const script = `try { require(${JSON.stringify(app.js)}).main(${JSON.stringify(items)}) } catch (e) { process.stdout.write(e.stack) }`;
