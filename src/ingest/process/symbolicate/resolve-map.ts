@@ -227,5 +227,3 @@ export function candidateUrls(absPath: string): string[] {
   }
   return [...new Set(out)];
 }
-
-export { MISS_TTL_MS };
