@@ -34,17 +34,33 @@ let server: RunningServer;
 let browser: Browser;
 let site: http.Server;
 let siteUrl: string;
+let legacySite: http.Server;
+let legacyUrl: string;
 let app: MinifiedApp;
+/** The same app built without debug IDs, served from a second site, for the release fallback. */
+let legacy: MinifiedApp;
 
 beforeAll(async () => {
-  [server, browser, app] = await Promise.all([startServer(), launchBrowser(), buildBrowserApp()]);
-  const root = path.join(app.dir, "dist");
-  site = http.createServer((req, res) => {
+  [server, browser, app, legacy] = await Promise.all([
+    startServer(),
+    launchBrowser(),
+    buildBrowserApp(),
+    buildBrowserApp({ inject: false }),
+  ]);
+  // Each build on a site of its own, at the same path, as two deploys of one app are.
+  [site, siteUrl] = await serve(app, "web@3.0.0");
+  [legacySite, legacyUrl] = await serve(legacy, "web@2.9.0");
+}, 120_000);
+
+/** A page at / that loads the app's bundle from /static/ with the SDK set up for `release`. */
+async function serve(built: MinifiedApp, release: string): Promise<[http.Server, string]> {
+  const root = path.join(built.dir, "dist");
+  const server2 = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/") {
       res.setHeader("content-type", "text/html");
       res.end(
-        `<!doctype html><title>shop</title><script>window.FAULTLINE_DSN=${JSON.stringify(server.dsn)};window.FAULTLINE_RELEASE="web@3.0.0";</script><script src="/static/${path.basename(app.js)}"></script>`,
+        `<!doctype html><title>shop</title><script>window.FAULTLINE_DSN=${JSON.stringify(server.dsn)};window.FAULTLINE_RELEASE="${release}";</script><script src="/static/${path.basename(built.js)}"></script>`,
       );
       return;
     }
@@ -57,13 +73,14 @@ beforeAll(async () => {
     res.setHeader("content-type", "text/javascript");
     res.end(fs.readFileSync(file));
   });
-  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-}, 120_000);
+  await new Promise<void>((resolve) => server2.listen(0, "127.0.0.1", resolve));
+  return [server2, `http://127.0.0.1:${(server2.address() as AddressInfo).port}`];
+}
 
 afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => site?.close(resolve));
+  await new Promise((resolve) => legacySite?.close(resolve));
   await server?.stop();
 });
 
@@ -113,5 +130,64 @@ describe("@sentry/browser in Chromium, minified bundle", () => {
     });
     expect(frames.at(-1)?.context_line).toContain("throw new Error(`order total");
     expect(frames.map((f) => f.function)).toEqual(expect.arrayContaining(["submit", "main"]));
+  }, 300_000);
+
+  it("without debug IDs, finds the maps by release and ~/ URL, and files the error in the same issue", async () => {
+    execFileSync(
+      bin("sentry-cli"),
+      [
+        "--url",
+        server.url,
+        "--auth-token",
+        API_TOKEN,
+        "sourcemaps",
+        "upload",
+        "--org",
+        "default",
+        "--project",
+        "default",
+        "--release",
+        "web@2.9.0",
+        "--url-prefix",
+        "~/static",
+        "--wait",
+        path.dirname(legacy.js),
+      ],
+      { stdio: "pipe", timeout: 120_000 },
+    );
+    await withPage(browser, "sourcemaps-browser-legacy", async (page) => {
+      await page.goto(legacyUrl);
+      expect(
+        await page.evaluate(() => (window as unknown as { runApp(): Promise<boolean> }).runApp()),
+      ).toBe(true);
+    });
+    const list = await waitFor(
+      async () => {
+        const res = await server.api<(ApiIssue & { count: string })[]>(
+          "/api/0/projects/default/default/issues/",
+        );
+        return res.body.reduce((n, i) => n + Number(i.count), 0) === 2 ? res.body : undefined;
+      },
+      60_000,
+      "the second error",
+    );
+    const issue = list.find((i) => i.count === "2") ?? list[0];
+    if (list.length !== 1) {
+      const other = list.find((i) => i.count === "1");
+      const event = await server.api(`/api/0/issues/${other?.id}/events/latest/`);
+      expect.fail(`two issues; the new one: ${JSON.stringify(event.body).slice(0, 3000)}`);
+    }
+    if (!issue) throw new Error("no issue");
+    const latest = await server.api<ApiEvent & { release?: { version?: string } | null }>(
+      `/api/0/issues/${issue.id}/events/latest/`,
+    );
+    const frames =
+      latest.body.entries.find((e) => e.type === "exception")?.data.values.at(-1)?.stacktrace
+        ?.frames ?? [];
+    expect(frames.at(-1)).toMatchObject({
+      filename: "src/app.ts",
+      function: "validateOrder",
+      lineno: 16,
+    });
   }, 300_000);
 });

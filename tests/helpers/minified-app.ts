@@ -101,7 +101,7 @@ export function buildMinifiedApp(
  * node_modules), debug IDs injected. The page sets `FAULTLINE_DSN` and `FAULTLINE_RELEASE`
  * and calls `runApp()`, which throws, reports and flushes.
  */
-export async function buildBrowserApp(): Promise<MinifiedApp> {
+export async function buildBrowserApp(options: { inject?: boolean } = {}): Promise<MinifiedApp> {
   const { build } = await import("esbuild");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-minified-web-"));
   fs.mkdirSync(path.join(dir, "src"));
@@ -137,7 +137,8 @@ page.runApp = () => {
     nodePaths: [path.join(repoRoot(), "node_modules")],
     logLevel: "warning",
   });
-  execFileSync(bin("sentry-cli"), ["sourcemaps", "inject", path.dirname(js)], { stdio: "pipe" });
+  if (options.inject !== false)
+    execFileSync(bin("sentry-cli"), ["sourcemaps", "inject", path.dirname(js)], { stdio: "pipe" });
   const map = `${js}.map`;
   const parsed = JSON.parse(fs.readFileSync(map, "utf8")) as {
     debugId?: string;

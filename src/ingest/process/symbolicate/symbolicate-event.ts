@@ -251,7 +251,13 @@ function cleanFilename(source: string): string {
 function absolutePath(resolved: string, rawSource: string, f: Json): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(resolved) && !resolved.startsWith("debug-id:"))
     return resolved.slice(0, 1024);
-  const base = typeof f.abs_path === "string" ? f.abs_path : undefined;
+  // Browser SDKs send the URL as `filename` alone.
+  const base =
+    typeof f.abs_path === "string"
+      ? f.abs_path
+      : typeof f.filename === "string"
+        ? f.filename
+        : undefined;
   if (base) {
     try {
       const url = new URL(rawSource, base.startsWith("/") ? `file://${base}` : base);
