@@ -103,10 +103,10 @@ export async function symbolicateEvent(
       frames.map(async (f) => {
         if (!isObject(f) || !isJsFrame(f, raw.platform)) return undefined;
         const resolved = await resolveFrame(f, projectId, resolver, images, release, dist);
-        // An app that ships debug IDs names every bundled file in `debug_meta`; a file it does
-        // not name, and that its release does not hold, was never minified (a plain script,
-        // the SDK's loader): nothing to map and nothing to complain about.
-        if (!resolved.ok && resolved.unnamed && images.size > 0) return undefined;
+        // A file that no debug ID names and its release (if any) does not hold was never
+        // uploaded: a plain script, the SDK's loader, an app without source maps. Nothing to
+        // map and nothing to complain about; such an event is stored byte for byte as sent.
+        if (!resolved.ok && resolved.unnamed) return undefined;
         if (!resolved.ok) return resolved;
         return mapFrame(f, resolved.map, resolved.sourcemap);
       }),

@@ -263,14 +263,29 @@ describe("symbolication by release and URL", () => {
     expect(lookup.calls).toBe(calls);
   }, 60_000);
 
-  it("without a debug ID or a release, says why each frame stayed minified", async () => {
+  it("leaves an event of an app that uploaded nothing as it was sent", async () => {
     const sym = new Symbolicator(new MemoryLookup(), 64 * 1024 * 1024);
-    const event = await throughPipeline(sym, eventFrom(app, [5, 6, 7], { debugMeta: false }));
+    for (const raw of [
+      eventFrom(app, [5, 6, 7], { debugMeta: false }),
+      eventFrom(app, [5, 6, 7], { debugMeta: false, release: "9.9" }),
+    ]) {
+      const envelope = queued(raw);
+      const before = envelope.body;
+      await sym.symbolicateEnvelopes([envelope]);
+      expect(envelope.body).toBe(before);
+      expect(envelope.symbolicated).toBeUndefined();
+    }
+  });
+
+  it("says why a frame whose debug ID names no uploaded map stayed minified", async () => {
+    const sym = new Symbolicator(new MemoryLookup(), 64 * 1024 * 1024);
+    const event = await throughPipeline(sym, eventFrom(app, [5, 6, 7]));
     expect(topFrames(event).at(-1)?.abs_path).toBe(app.js);
     expect(event.errors.length).toBeGreaterThan(0);
     expect(event.errors[0]).toMatchObject({
       type: "js_no_source",
       name: expect.stringMatching(/^exception\.values\.0\.stacktrace\.frames\.\d+$/),
+      value: expect.stringContaining(app.debugId),
     });
   });
 });
