@@ -49,7 +49,7 @@ const EnvSchema = z.object({
    * decoded size: the 9 MB map of a 2 MB bundle is ~62 MiB decoded), keyed by project and
    * debug ID, so a map is parsed once, not per event (src/ingest/process/symbolicate/). A
    * map larger than the budget is kept alone. bench:ingest sourcemapped, 20 such maps in
-   * turn: peak RSS 326 MiB at 64 MiB, 607 MiB at 128 MiB.
+   * turn (a parse per batch): peak RSS 326-458 MiB at 64 MiB, 574-607 MiB at 128 MiB.
    */
   FAULTLINE_SOURCEMAP_CACHE_BYTES: z.coerce
     .number()
