@@ -108,14 +108,14 @@ function peakRssMiB(): number {
 }
 
 /** The RSS phase, in a fresh process so the other phases' peaks do not count. */
-async function rssPhase(app: BigApp, seconds: number): Promise<void> {
+async function rssPhase(app: BigApp, seconds: number, withMaps: boolean): Promise<void> {
   const map = fs.readFileSync(app.map);
   const ids = Array.from({ length: 20 }, () => crypto.randomUUID());
   const lookup = new MemoryLookup(new Map(ids.map((id) => [id, map])));
   const symbolicator = new Symbolicator(lookup, env().FAULTLINE_SOURCEMAP_CACHE_BYTES);
   // Each batch's events come from one map, the next batch's from the next: all 20 in turn.
   const bodies = ids.flatMap((id) => eventBodies(app, BATCH, [id]));
-  const rate = await eventsPerSecond(bodies, seconds, symbolicator);
+  const rate = await eventsPerSecond(bodies, seconds, withMaps ? symbolicator : undefined);
   const { parsed, parseMs } = symbolicator.resolver.stats;
   console.log(
     JSON.stringify({
@@ -133,7 +133,8 @@ export async function benchSourcemapped(): Promise<void> {
   const app = process.env.BENCH_SOURCEMAPPED_APP
     ? (JSON.parse(process.env.BENCH_SOURCEMAPPED_APP) as BigApp)
     : buildBigApp(270);
-  if (process.env.BENCH_SOURCEMAPPED_PHASE === "rss") return rssPhase(app, seconds);
+  const phase = process.env.BENCH_SOURCEMAPPED_PHASE;
+  if (phase === "rss" || phase === "rss-baseline") return rssPhase(app, seconds, phase === "rss");
 
   console.log(
     `\n== sourcemapped: bundle ${(fs.statSync(app.js).size / 1e6).toFixed(2)} MB, map ${(fs.statSync(app.map).size / 1e6).toFixed(2)} MB; load average ${os
@@ -171,19 +172,23 @@ export async function benchSourcemapped(): Promise<void> {
   );
 
   // Started as the server is (scripts/server-runtime.json): its V8 flags and malloc arenas.
-  const child = spawnSync(process.execPath, [...runtime.nodeArgs, process.argv[1] ?? ""], {
-    env: {
-      ...runtime.env,
-      ...process.env,
-      BENCH_WORKLOADS: "sourcemapped",
-      BENCH_SOURCEMAPPED_PHASE: "rss",
-      BENCH_SOURCEMAPPED_APP: JSON.stringify(app),
-      BENCH_SECONDS: String(Math.max(10, seconds / 2)),
-    },
-    encoding: "utf8",
-  });
-  const line = child.stdout.trim().split("\n").at(-1) ?? "";
-  console.log(`20 distinct maps in turn (fresh process): ${line || child.stderr.slice(-2000)}`);
+  // The same events without maps first: what the harness itself takes.
+  for (const phase of ["rss-baseline", "rss"]) {
+    const child = spawnSync(process.execPath, [...runtime.nodeArgs, process.argv[1] ?? ""], {
+      env: {
+        ...runtime.env,
+        ...process.env,
+        BENCH_WORKLOADS: "sourcemapped",
+        BENCH_SOURCEMAPPED_PHASE: phase,
+        BENCH_SOURCEMAPPED_APP: JSON.stringify(app),
+        BENCH_SECONDS: String(Math.max(10, seconds / 2)),
+      },
+      encoding: "utf8",
+    });
+    const line = child.stdout.trim().split("\n").at(-1) ?? "";
+    const what = phase === "rss" ? "20 distinct maps in turn" : "the same events, no maps";
+    console.log(`${what} (fresh process): ${line || child.stderr.slice(-2000)}`);
+  }
   console.log(
     `load average after: ${os
       .loadavg()
