@@ -30,6 +30,8 @@ describe.each(dialects)("sentry-cli uploads on $name", ({ name, create }) => {
   let tmp: string;
   let projectId: number;
   let otherProjectId: number;
+  /** An organization auth token (org:ci) created through the API, as a user would. */
+  let orgToken: string;
 
   const cli = (bin: string, args: string[], cwd = tmp) => {
     const r = spawnSync(bin, args, {
@@ -101,6 +103,14 @@ describe.each(dialects)("sentry-cli uploads on $name", ({ name, create }) => {
       .returning("id")
       .executeTakeFirstOrThrow();
     otherProjectId = other.id;
+    const res = await fetch(`${server.url}/api/0/organizations/default/org-auth-tokens/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${API_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "CI uploads" }),
+    });
+    expect(res.status).toBe(201);
+    orgToken = ((await res.json()) as { token: string }).token;
+    expect(orgToken).toMatch(/^sntrys_/);
   }, 120_000);
 
   afterAll(async () => {
@@ -117,11 +127,12 @@ describe.each(dialects)("sentry-cli uploads on $name", ({ name, create }) => {
     expect(inject.status, inject.out).toBe(0);
     const debugId = debugIdOf(path.join(dir, "main.js.map"));
     expect(debugId).toMatch(/^[0-9a-f-]{36}$/);
-    const up = remote(CLI3, [
+    // Only the organization token: it carries Faultline's URL and the organization.
+    const up = cli(CLI3, [
+      "--auth-token",
+      orgToken,
       "sourcemaps",
       "upload",
-      "--org",
-      "default",
       "--project",
       "default",
       "--wait",
@@ -143,6 +154,7 @@ describe.each(dialects)("sentry-cli uploads on $name", ({ name, create }) => {
       .selectAll()
       .where("state", "=", "ok")
       .executeTakeFirstOrThrow();
+    expect(bundle.uploaded_by).toMatch(/^organization token /);
     if (name === "sqlite") {
       expect(bundle.path).toMatch(/^sourcemaps\/bundles\//);
       expect(bundle.data).toBeNull();

@@ -89,7 +89,7 @@ export function SourceMapsSection({
                   <td className="py-1">
                     <ActionForm
                       action={remove}
-                      fields={{ project, bundle: String(b.id) }}
+                      fields={{ org, project, bundle: String(b.id) }}
                       submitLabel="Delete"
                       submitAriaLabel={`Delete bundle ${b.release ?? b.debugIds[0] ?? b.id}`}
                       variant="danger"

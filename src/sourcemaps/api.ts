@@ -1,9 +1,7 @@
 import { z } from "zod";
 import type { ApiAccess, OrgGrant } from "../api/access";
 import { jsonBody } from "../api/handler";
-import type { Scope } from "../auth/permissions";
 import type { Db } from "../db/connection";
-import { isAppError } from "../errors";
 import { publicBaseUrl } from "../projects/base-url";
 import { type AssembleAnswer, assembleBundle } from "./assemble";
 import { parseChunkRequest, storeChunks } from "./chunks";
@@ -11,22 +9,11 @@ import { CHUNK_SIZE, CHUNKS_PER_REQUEST, MAX_REQUEST_SIZE, maxBundleSize } from 
 
 /**
  * The upload API sentry-cli (3.x and 2.x) and the bundler plugins call. Uploads need
- * `project:releases` (a personal token) or `org:ci` (an organization token), as Sentry's.
+ * `project:releases` or `org:ci` (an organization token), which the permission layer treats
+ * as one (SCOPE_INCLUDES), as Sentry does.
  */
-const UPLOAD_SCOPES: Scope[] = ["org:ci", "project:releases"];
-
-export async function uploadGrant(access: ApiAccess, orgSlug: string): Promise<OrgGrant> {
-  let refusal: unknown;
-  for (const need of UPLOAD_SCOPES) {
-    try {
-      return await access.org(orgSlug, need);
-    } catch (err) {
-      // Not found or unauthenticated is final; a missing scope may be met by the other one.
-      if (!isAppError(err) || err.code !== "forbidden") throw err;
-      refusal = err;
-    }
-  }
-  throw refusal;
+export function uploadGrant(access: ApiAccess, orgSlug: string): Promise<OrgGrant> {
+  return access.org(orgSlug, "project:releases");
 }
 
 /** A label for who uploaded, shown on the project's Source maps page. */

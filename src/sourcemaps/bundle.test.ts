@@ -51,6 +51,19 @@ describe("artifact bundle reading", () => {
     expect(fail(bytes)).toMatch(/zip bomb/);
   });
 
+  it("refuses an entry whose declared size is huge, before allocating anything", () => {
+    const zip = Buffer.from(zipSync({ "manifest.json": manifest({}), "big.js": enc("tiny") }));
+    // Claim 3 GiB uncompressed for every entry in the central directory.
+    let cd = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    while (cd >= 0) {
+      zip.writeUInt32LE(3 * 1024 ** 3, cd + 24);
+      cd = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]), cd + 4);
+    }
+    const before = process.memoryUsage().arrayBuffers;
+    expect(fail(sysb(zip))).toMatch(/larger than the limit|zip bomb/);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it("refuses a manifest naming files that are not there, and debug ids that are not UUIDs", () => {
     const missing = sysb(
       zipSync({ "manifest.json": manifest({ "a.js": { url: "~/a.js", type: "source" } }) }),

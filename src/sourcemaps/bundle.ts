@@ -183,17 +183,44 @@ export function parseBundle(bytes: Uint8Array): ParsedBundle {
       size: info.originalSize,
     });
   }
-  // Every file must really inflate to its declared size: a corrupt entry fails now, not
-  // at the first event that needs it.
-  for (const file of files) {
-    if (readEntry(bytes, file.entry).byteLength !== file.size) {
-      throw new BundleError(`corrupt bundle: ${file.entry} has the wrong size`);
-    }
-  }
+  verifyEntries(bytes, files);
   return {
     release: stringOrNull(m.release),
     dist: stringOrNull(m.dist),
     debugIds: [...debugIds],
     files,
   };
+}
+
+/** Inflated at once while checking, at most: bounds memory without a pass per file. */
+const VERIFY_BATCH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Every file must really inflate to its declared size: a corrupt entry fails now, not at the
+ * first event that needs it. Entries are inflated in batches of bounded size, each batch one
+ * pass over the central directory.
+ */
+function verifyEntries(bytes: Uint8Array, files: BundleFile[]): void {
+  const pending = new Map(files.map((f) => [f.entry, f.size]));
+  while (pending.size > 0) {
+    const batch = new Set<string>();
+    let budget = VERIFY_BATCH_BYTES;
+    for (const [name, size] of pending) {
+      if (batch.size > 0 && size > budget) break;
+      batch.add(name);
+      budget -= size;
+    }
+    let out: Record<string, Uint8Array>;
+    try {
+      out = unzipSync(bytes, { filter: (info) => batch.has(info.name) });
+    } catch (err) {
+      throw new BundleError(`corrupt bundle entry: ${(err as Error).message}`);
+    }
+    for (const name of batch) {
+      if (out[name]?.byteLength !== pending.get(name)) {
+        throw new BundleError(`corrupt bundle: ${name} has the wrong size`);
+      }
+      pending.delete(name);
+    }
+  }
 }

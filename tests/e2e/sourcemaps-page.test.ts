@@ -1,39 +1,53 @@
-import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actionId, Client } from "../auth/http-client";
+import { openDb } from "../../src/db/connection";
+import { actionId, actionRedirect, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
-import { bin, buildMinifiedApp, type MinifiedApp } from "../helpers/minified-app";
-import { API_TOKEN, ROOT, type RunningServer, startServer, waitFor } from "../helpers/server";
+import { API_TOKEN, type RunningServer, startServer } from "../helpers/server";
+import { DEBUG_ID, goodBundle, upload } from "../sourcemaps/bundles";
 
 /**
- * The issue page of a symbolicated event in Chromium: the original frames (file, function,
- * source line), a tab to the minified frames as the SDK sent them, and for an event whose
- * maps were never uploaded, why its frames stayed minified.
+ * The project's Source maps section in Chromium: an uploaded bundle is listed (release,
+ * debug ID, files, size, who uploaded), the setup snippets carry this server's URL and the
+ * organization, and an admin deletes the bundle (recorded in the audit log).
  */
 const OWNER = { name: "Olive Owner", email: "olive@example.com", password: "owner password 1" };
-const SET_UP = actionId("app/(auth)/setup/actions.ts", "setUp");
-
-interface ApiIssue {
-  id: string;
-  culprit: string;
-  count: string;
-}
 
 let server: RunningServer;
 let browser: Browser;
-let owner: Client;
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  owner = new Client(server.url);
-  const done = await owner.action("/setup", SET_UP, {
+  const owner = new Client(server.url);
+  const setup = await owner.action("/setup", actionId("app/(auth)/setup/actions.ts", "setUp"), {
     ...OWNER,
     orgName: "Acme Inc",
     orgSlug: "acme",
   });
-  expect(done.status, done.body.slice(0, 300)).toBe(200);
+  expect(actionRedirect(setup)).toBe("/acme");
+  const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`, { poolSize: 1 });
+  try {
+    const org = await db.kysely
+      .selectFrom("organizations")
+      .select("id")
+      .where("slug", "=", "acme")
+      .executeTakeFirstOrThrow();
+    await db.kysely
+      .insertInto("projects")
+      .values({
+        organization_id: org.id,
+        slug: "web",
+        name: "Web",
+        platform: "javascript",
+        created_at: Date.now(),
+      })
+      .execute();
+  } finally {
+    await db.close();
+  }
+  const { final } = await upload(server.url, API_TOKEN, goodBundle(), ["web"], "acme");
+  expect(final.state).toBe("ok");
 }, 120_000);
 
 afterAll(async () => {
@@ -41,96 +55,39 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function upload(app: MinifiedApp, release: string): void {
-  execFileSync(
-    bin("sentry-cli"),
-    [
-      "--url",
-      server.url,
-      "--auth-token",
-      API_TOKEN,
-      "sourcemaps",
-      "upload",
-      "--org",
-      "acme",
-      "--project",
-      "default",
-      "--release",
-      release,
-      "--wait",
-      path.dirname(app.js),
-    ],
-    { stdio: "pipe", timeout: 120_000 },
-  );
-}
+describe("Source maps section", () => {
+  it("lists the bundle, shows setup with this server's URL, and an admin deletes it", async () => {
+    await withPage(browser, "sourcemaps", async (page) => {
+      await page.goto(`${server.url}/sign-in`);
+      await page.getByLabel("Email").fill(OWNER.email);
+      await page.getByLabel("Password").fill(OWNER.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL(`${server.url}/acme/issues`);
+      await page.goto(`${server.url}/acme/projects/web`);
+      const section = page.locator("section", { has: page.locator("#sourcemaps") });
+      await section.getByRole("heading", { name: "Source maps" }).waitFor();
+      const row = section.locator("tr[data-bundle]");
+      await expect(row.count()).resolves.toBe(1);
+      const text = (await row.textContent()) ?? "";
+      expect(text).toContain(DEBUG_ID);
+      expect(text).toContain("operator token");
+      expect(await row.locator("td").nth(3).textContent()).toBe("2");
+      const snippets = await section.locator("pre").allTextContents();
+      expect(snippets[0]).toContain(`export SENTRY_URL=${server.url}`);
+      expect(snippets[0]).toContain("export SENTRY_ORG=acme");
+      expect(snippets[0]).toContain("export SENTRY_PROJECT=web");
+      expect(snippets.join("\n")).toContain("withSentryConfig");
+      expect(snippets.join("\n")).toContain("sentryVitePlugin");
+      expect(snippets.join("\n")).toContain("sentryWebpackPlugin");
+      await screenshot(page, "sourcemaps-section");
 
-function runApp(app: MinifiedApp, release: string): void {
-  const run = spawnSync(process.execPath, [path.join(ROOT, "tests/clients/node-minified.mjs")], {
-    cwd: ROOT,
-    env: { ...process.env, SENTRY_DSN: server.dsn, SENTRY_RELEASE: release, BUNDLE: app.js },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  expect(run.status, run.stderr).toBe(0);
-}
-
-async function signedIn(page: Page): Promise<void> {
-  await page
-    .context()
-    .addCookies([...owner.cookies].map(([name, value]) => ({ name, value, url: server.url })));
-}
-
-describe("a symbolicated event on the issue page", () => {
-  it("shows original frames, the minified ones on a tab, and why unmapped frames stayed minified", async () => {
-    const mapped = buildMinifiedApp();
-    const unmapped = buildMinifiedApp({ variant: 5 });
-    upload(mapped, "shop@2.0.0");
-    runApp(mapped, "shop@2.0.0");
-    runApp(unmapped, "shop@2.0.1");
-    const list = await waitFor(
-      async () => {
-        const res = await server.api<ApiIssue[]>("/api/0/projects/acme/default/issues/");
-        return res.body.length === 2 ? res.body : undefined;
-      },
-      60_000,
-      "two issues",
-    );
-    const good = list.find((i) => i.culprit.includes("validateOrder"));
-    const bad = list.find((i) => i !== good);
-    expect(good && bad).toBeTruthy();
-
-    await withPage(browser, "sourcemaps-page", async (page) => {
-      await signedIn(page);
-      expect((await page.goto(`${server.url}/acme/issues/${good?.id}`))?.status()).toBe(200);
-      const top = page.locator('li[data-in-app="true"]').first();
-      await top.waitFor();
-      expect(await top.textContent()).toContain("validateOrder");
-      expect(await top.textContent()).toContain("src/app.ts:16");
-      await page
-        .locator('li[aria-current="true"]')
-        .filter({ hasText: "throw new Error(`order total" })
-        .first()
-        .waitFor();
-      // Every frame of the bundle was mapped; the SDK's own loader frames are not complained of.
-      expect(await page.getByRole("region", { name: "Changed on ingest" }).count()).toBe(0);
-      await screenshot(page, "sourcemaps-original");
-      await page.getByRole("link", { name: "Minified (as sent)" }).click();
-      await page.waitForURL(/frames=minified/);
-      await page
-        .locator('li[data-in-app="true"]')
-        .filter({ hasText: /app\.0000\.js:3:/ })
-        .first()
-        .waitFor();
-      const original = page.locator("li[data-in-app]").filter({ hasText: "src/app.ts" });
-      expect(await original.count()).toBe(0);
-
-      expect((await page.goto(`${server.url}/acme/issues/${bad?.id}`))?.status()).toBe(200);
-      const notes = page.getByRole("region", { name: "Changed on ingest" });
-      await notes
-        .getByText(/not mapped: no source map was found/)
-        .first()
-        .waitFor();
-      expect(await page.getByRole("link", { name: "Minified (as sent)" }).count()).toBe(0);
+      await row.getByRole("button", { name: /Delete bundle/ }).click();
+      await section.getByText("No bundles uploaded to this project yet.").waitFor();
+      await screenshot(page, "sourcemaps-deleted");
     });
-  }, 300_000);
+    const audit = await server.api<{ rows?: unknown[] } | unknown[]>(
+      "/api/0/organizations/acme/audit-logs/",
+    );
+    expect(JSON.stringify(audit.body)).toContain("sourcemap.delete");
+  }, 120_000);
 });

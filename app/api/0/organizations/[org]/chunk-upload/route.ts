@@ -4,11 +4,16 @@ import { chunkUploadOptions, uploadChunks, uploadGrant } from "@/src/sourcemaps/
 
 const params = z.object({ org: slugParam });
 
-export const GET = apiRoute({ params, need: "org:ci" }, async ({ access, params, request }) => {
-  const grant = await uploadGrant(access, params.org);
-  return chunkUploadOptions(request, grant.org.slug);
-});
+export const GET = apiRoute(
+  { params, need: "project:releases" },
+  async ({ access, params, request }) => {
+    const grant = await uploadGrant(access, params.org);
+    return chunkUploadOptions(request, grant.org.slug);
+  },
+);
 
-export const POST = apiRoute({ params, need: "org:ci" }, async ({ db, access, params, request }) =>
-  uploadChunks(db, await uploadGrant(access, params.org), request),
+export const POST = apiRoute(
+  { params, need: "project:releases" },
+  async ({ db, access, params, request }) =>
+    uploadChunks(db, await uploadGrant(access, params.org), request),
 );
