@@ -1,4 +1,5 @@
 import { decodedMappings, FlattenMap, TraceMap } from "@jridgewell/trace-mapping";
+import { type CompactMappings, decodeMappings } from "./compact-mappings";
 
 /**
  * A source map's bytes to a TraceMap, within bounds: a map that is not JSON, not a map, too
@@ -16,7 +17,10 @@ export const MAX_SEGMENTS = 2_000_000;
 export type MapError = "js_invalid_source_map" | "js_too_large";
 
 export interface ParsedMap {
+  /** Sources, names and their content; its own mappings are decoded only for index maps. */
   map: TraceMap;
+  /** The positions (compact-mappings.ts); absent for index maps, which trace-mapping flattens. */
+  compact?: CompactMappings;
   debugId: string | undefined;
   /** Roughly what the map holds in memory once decoded, for the cache's budget. */
   bytes: number;
@@ -82,9 +86,17 @@ export function parseSourceMap(bytes: Buffer, mapUrl?: string): ParseResult {
   if (segments > MAX_SEGMENTS)
     return fail("js_too_large", `source map has ${segments} segments (limit ${MAX_SEGMENTS})`);
   let map: TraceMap;
+  let compact: CompactMappings | undefined;
   try {
-    map = sections ? new FlattenMap(json as never, mapUrl) : new TraceMap(json as never, mapUrl);
-    decodedMappings(map);
+    if (sections) {
+      map = new FlattenMap(json as never, mapUrl);
+      decodedMappings(map);
+    } else {
+      // trace-mapping decodes lazily: it is never asked to, the compact form answers lookups.
+      map = new TraceMap(json as never, mapUrl);
+      compact = decodeMappings(json.mappings as string, segments);
+      if (!compact) return fail("js_invalid_source_map", "source map mappings are not valid VLQ");
+    }
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     return fail("js_invalid_source_map", `source map could not be read: ${why.slice(0, 200)}`);
@@ -97,9 +109,14 @@ export function parseSourceMap(bytes: Buffer, mapUrl?: string): ParseResult {
     ok: true,
     value: {
       map,
+      ...(compact ? { compact } : {}),
       debugId: canonicalDebugId(json.debugId ?? json.debug_id),
-      // Decoded segments and the sources' text (one byte a character, mostly).
-      bytes: segments * 96 + contentBytes + 1024,
+      // Decoded segments and the sources' text (one byte a character, mostly); the encoded
+      // mappings string stays too.
+      bytes:
+        (compact ? compact.segments.byteLength + (json.mappings as string).length : segments * 96) +
+        contentBytes +
+        1024,
       lineStarts: [],
     },
   };

@@ -1,6 +1,7 @@
 import { originalPositionFor } from "@jridgewell/trace-mapping";
 import type { MetaTree } from "../scrub/meta";
 import { remarkError } from "../scrub/meta";
+import { lookup } from "./compact-mappings";
 import type { SourcemapError } from "./errors";
 import type { ParsedMap } from "./parse-map";
 import type { MapResolver, Resolved } from "./resolve-map";
@@ -186,7 +187,7 @@ function mapFrame(f: Json, parsed: ParsedMap, sourcemap: string): FrameResult {
       error: "js_invalid_source_map_location",
       detail: `line ${line}, column ${column + 1}`,
     };
-  const pos = originalPositionFor(parsed.map, { line, column });
+  const pos = positionOf(parsed, line, column);
   if (pos.source === null || pos.line === null) {
     return {
       ok: false,
@@ -234,6 +235,25 @@ function mapFrame(f: Json, parsed: ParsedMap, sourcemap: string): FrameResult {
   if (typeof content !== "string")
     return { ok: true, frame, name: pos.name, noContent: `no source content for ${filename}` };
   return { ok: true, frame, name: pos.name };
+}
+
+function positionOf(
+  parsed: ParsedMap,
+  line: number,
+  column: number,
+): { source: string | null; line: number | null; column: number; name: string | null } {
+  if (!parsed.compact) {
+    const p = originalPositionFor(parsed.map, { line, column });
+    return { source: p.source, line: p.line, column: p.column ?? 0, name: p.name };
+  }
+  const p = lookup(parsed.compact, line, column);
+  if (!p) return { source: null, line: null, column: 0, name: null };
+  return {
+    source: parsed.map.resolvedSources[p.source] ?? null,
+    line: p.line,
+    column: p.column,
+    name: p.name >= 0 ? (parsed.map.names[p.name] ?? null) : null,
+  };
 }
 
 /** `webpack://app/./src/a.ts`, `../src/a.ts` → `src/a.ts`: what grouping and people read. */
