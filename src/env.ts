@@ -46,10 +46,10 @@ const EnvSchema = z.object({
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
   /**
    * Each worker thread keeps parsed source maps in an LRU bounded by this many bytes (their
-   * decoded size: the 9 MB map of a 2 MB bundle is ~62 MiB decoded), keyed by project and
-   * debug ID, so a map is parsed once, not per event (src/ingest/process/symbolicate/). A
-   * map larger than the budget is kept alone. bench:ingest sourcemapped, 20 such maps in
-   * turn (a parse per batch): peak RSS 326-458 MiB at 64 MiB, 574-607 MiB at 128 MiB.
+   * decoded size: the 9 MB map of a 2 MB bundle takes ~20 MiB), keyed by project and debug
+   * ID, so a map is parsed once, not per event (src/ingest/process/symbolicate/). A map
+   * larger than the budget is kept alone. bench:ingest sourcemapped, 20 such maps in turn:
+   * peak RSS 304-325 MiB at 64 MiB (144 without maps), 354 MiB at 128 MiB.
    */
   FAULTLINE_SOURCEMAP_CACHE_BYTES: z.coerce
     .number()
