@@ -42,7 +42,9 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 export async function migrateToLatest(db: Db): Promise<string[]> {
   // Kysely finds its bookkeeping tables through the introspector, which on PostgreSQL sees
   // only the current schema (src/db/postgres-introspector.ts).
-  const migrator = new Migrator({ db: db.kysely, provider });
+  // Numbers are handed out to parallel branches, so one may land after a higher number has
+  // already run on an installation (011 after 016): run it then rather than refuse to start.
+  const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

@@ -5,8 +5,8 @@ import { PERSONAL_TOKEN_SCOPES } from "../auth/permissions";
 export const tokenNameSchema = z
   .string()
   .trim()
-  .min(1, "name: give the token a name")
-  .max(100, "name: at most 100 characters");
+  .min(1, "give the token a name")
+  .max(100, "use at most 100 characters for the name");
 
 export const personalScopeSchema = z.enum(PERSONAL_TOKEN_SCOPES);
 
@@ -18,15 +18,15 @@ export const createOrgTokenSchema = z.object({ name: tokenNameSchema });
 export const createPersonalTokenSchema = z.object({
   name: tokenNameSchema,
   scopes: z
-    .array(personalScopeSchema, { message: "scopes: choose from the listed scopes" })
-    .min(1, "scopes: choose at least one scope")
+    .array(personalScopeSchema, { message: "choose scopes from the listed ones" })
+    .min(1, "choose at least one scope")
     .max(PERSONAL_TOKEN_SCOPES.length),
   /** Milliseconds since the epoch; null or absent: never. */
   expiresAt: z.number().int().positive().nullable().optional(),
 });
 
 export const tokenIdSchema = z.coerce
-  .number({ message: "tokenId: not a token id" })
+  .number({ message: "not a token id" })
   .int()
   .positive()
   .max(Number.MAX_SAFE_INTEGER);
@@ -45,7 +45,7 @@ export const personalTokenFormSchema = z.object({
   name: tokenNameSchema,
   expiresInDays: z
     .enum(["", ...EXPIRY_DAYS.map(String)] as [string, ...string[]], {
-      message: "expiry: choose one of the offered periods",
+      message: "choose one of the offered expiry periods",
     })
     .default(""),
 });

@@ -6,6 +6,7 @@ import { createPasswordUser } from "../../src/auth/credentials";
 import { accountsDb } from "../../src/auth/tables";
 import { bootstrap } from "../../src/db/bootstrap";
 import type { Db } from "../../src/db/connection";
+import { migrateToLatest } from "../../src/db/migrate";
 import { resolveApiToken } from "../../src/tokens/authenticate";
 import { parseOrgToken } from "../../src/tokens/format";
 import {
@@ -73,6 +74,17 @@ describe.each(dialects)("API tokens on $name", ({ create }) => {
   afterAll(async () => {
     await db?.close();
     await database?.drop();
+  });
+
+  it("adds the token table to a database migrated before it existed", async () => {
+    // An installation that ran 012 … 016 before 011 was merged: 011 still runs.
+    await db.kysely.schema.dropTable("api_tokens").execute();
+    await db.kysely
+      .deleteFrom("kysely_migration" as never)
+      .where("name" as never, "=", "011-api-tokens" as never)
+      .execute();
+    expect(await migrateToLatest(db)).toEqual(["011-api-tokens"]);
+    expect(await db.kysely.selectFrom("api_tokens").selectAll().execute()).toEqual([]);
   });
 
   it("writes Sentry's organization token format and stores only its hash", async () => {

@@ -24,8 +24,8 @@ export async function createPersonalTokenAction(
   });
   if (!form.success) return { ok: false, message: form.error.issues[0]?.message ?? "Invalid" };
   const scopes = personalScopeSchema.array().safeParse(formData.getAll("scopes"));
-  if (!scopes.success) return { ok: false, message: "scopes: choose from the listed scopes" };
-  if (scopes.data.length === 0) return { ok: false, message: "scopes: choose at least one scope" };
+  if (!scopes.success) return { ok: false, message: "Choose scopes from the listed ones." };
+  if (scopes.data.length === 0) return { ok: false, message: "Choose at least one scope." };
   const days = form.data.expiresInDays ? Number(form.data.expiresInDays) : null;
   try {
     const created = await createPersonalToken(
