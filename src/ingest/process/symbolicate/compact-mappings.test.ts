@@ -47,6 +47,11 @@ describe("compact mappings", () => {
     expect(decodeMappings("AAAA,!!!", 2)).toBeUndefined();
     expect(decodeMappings("AA", 1)).toBeUndefined();
     expect(decodeMappings("AAAA;AACA", 2)).toBeDefined();
+    // Segments out of column order are sorted (column 2 → line 0, then column 1 → line 1).
+    const unsorted = decodeMappings("EAAA,DACA", 2);
+    if (!unsorted) throw new Error("not decoded");
+    expect(lookup(unsorted, 1, 1)).toMatchObject({ line: 2 });
+    expect(lookup(unsorted, 1, 2)).toMatchObject({ line: 1 });
     // More segments than counted (the count bounds the memory).
     expect(decodeMappings("AAAA,AAAA", 1)).toBeUndefined();
   });

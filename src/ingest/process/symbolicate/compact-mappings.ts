@@ -100,7 +100,7 @@ function sortLine(segments: Int32Array, from: number, to: number): void {
         segments.slice((from + k) * FIELDS, (from + k + 1) * FIELDS),
       );
       rows.sort((a, b) => (a[0] as number) - (b[0] as number));
-      rows.forEach((r, k) => segments.set(r, (from + k) * FIELDS));
+      for (const [k, r] of rows.entries()) segments.set(r, (from + k) * FIELDS);
       return;
     }
 }
