@@ -10,6 +10,9 @@
  * - otlp: OTLP/protobuf requests of 512 spans each, gzip (scripts/otlp-workload.ts), to
  *   /v1/traces, each body sent once (BENCH_OTLP_REQUESTS of them, default 2000, or until
  *   BENCH_SECONDS): accepted and processed spans/s.
+ * - sourcemapped (only when named): the worker's process stage on errors from a ~2 MB minified
+ *   bundle, with its ~9 MB map against without; cold parse ms; peak RSS with 20 maps
+ *   (scripts/bench-sourcemapped.ts).
  * - scrub (only when named): errors with request headers (Authorization, Cookie), a form body
  *   and 25 breadcrumbs with data, for data scrubbing on against off (BENCH_SCRUB=off).
  * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained),
@@ -38,6 +41,7 @@ import { queueSegments } from "../src/ingest/queue/segments";
 import { countEvents, TEST_DATABASE_URL } from "../tests/helpers/databases";
 import { startServer } from "../tests/helpers/server";
 import { idleThreadIds, processThreads } from "../tests/helpers/threads";
+import { benchSourcemapped } from "./bench-sourcemapped";
 import { type LoadResult, runLoad } from "./load-generator";
 import { OTLP_SPANS_PER_REQUEST, otlpBodies } from "./otlp-workload";
 import { ALL_WORKLOADS, ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
@@ -369,11 +373,15 @@ async function main() {
    * one 20 s window says as much about that window as about Faultline; the second ceiling
    * shows how much. The ratio to the first stays the headline figure.
    */
+  if (SELECTED.includes("sourcemapped")) {
+    await benchSourcemapped();
+    if (SELECTED.length === 1) return;
+  }
   const ceilings: { before?: CeilingRun; after?: CeilingRun } = {};
   if (SELECTED.includes("errors")) ceilings.before = await runCeiling("before");
 
   const results: FaultlineResult[] = [];
-  for (const workload of SELECTED as Workload[]) {
+  for (const workload of SELECTED.filter((w) => w !== "sourcemapped") as Workload[]) {
     // A fresh database per run: each starts from an empty queue and empty tables.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "faultline-bench-"));
     results.push(

@@ -10,10 +10,14 @@ import { fixture } from "../tests/helpers/fixtures";
  */
 export const ID_MARK = "ffffffffffffffffffffffffffffffff";
 
-export type Workload = "errors" | "mixed" | "large" | "otlp" | "scrub";
-/** Run by default; `scrub` only when named (BENCH_WORKLOADS=scrub), for issue 24's comparison. */
+export type Workload = "errors" | "mixed" | "large" | "otlp" | "scrub" | "sourcemapped";
+/**
+ * Run by default; `scrub` only when named (BENCH_WORKLOADS=scrub), for issue 24's comparison;
+ * `sourcemapped` only when named: the worker's process stage with and without source maps,
+ * in-process (scripts/bench-sourcemapped.ts).
+ */
 export const WORKLOADS: readonly Workload[] = ["errors", "mixed", "large", "otlp"];
-export const ALL_WORKLOADS: readonly Workload[] = [...WORKLOADS, "scrub"];
+export const ALL_WORKLOADS: readonly Workload[] = [...WORKLOADS, "scrub", "sourcemapped"];
 
 const ID_FIELDS = /"(event_id|trace_id|sid|check_in_id)":"[0-9a-f]{32}"/g;
 

@@ -45,6 +45,18 @@ const EnvSchema = z.object({
    */
   FAULTLINE_PROCESSORS: z.coerce.number().int().min(0).max(16).default(0),
   /**
+   * Each worker thread keeps parsed source maps in an LRU bounded by this many bytes (their
+   * decoded size: the 9 MB map of a 2 MB bundle takes ~20 MiB), keyed by project and debug
+   * ID, so a map is parsed once, not per event (src/ingest/process/symbolicate/). A map
+   * larger than the budget is kept alone. bench:ingest sourcemapped, 20 such maps in turn:
+   * peak RSS 304-325 MiB at 64 MiB (144 without maps), 354 MiB at 128 MiB.
+   */
+  FAULTLINE_SOURCEMAP_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
+  /**
    * Role all runs processing at idle priority, behind accepting. A worker that has had work
    * for this long without catching up is put at normal priority until the queue is empty
    * (src/ingest/workers/worker-pool.ts): a burst of overload is absorbed by the queue, but other busy

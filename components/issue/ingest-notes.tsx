@@ -1,5 +1,6 @@
 import { describeRule, filteredFields } from "@/src/events/meta";
 import type { NormalizedEvent } from "@/src/events/types";
+import { SOURCEMAP_ERROR_TEXT, type SourcemapError } from "@/src/ingest/process/symbolicate/errors";
 
 /**
  * What Faultline changed in this event before storing it, and why: values its data
@@ -15,7 +16,8 @@ const CLOCK: Record<string, string> = {
 export function IngestNotes({ event }: { event: NormalizedEvent }) {
   const filtered = filteredFields(event._meta);
   const clock = event.errors.filter((e) => e.type in CLOCK);
-  if (filtered.length === 0 && clock.length === 0) return null;
+  const frames = event.errors.filter((e) => e.type in SOURCEMAP_ERROR_TEXT);
+  if (filtered.length === 0 && clock.length === 0 && frames.length === 0) return null;
   return (
     <section aria-label="Changed on ingest" className="mb-5">
       <h2 className="mb-1.5 text-sm font-semibold">Changed on ingest</h2>
@@ -35,6 +37,16 @@ export function IngestNotes({ event }: { event: NormalizedEvent }) {
             <code>{e.name}</code>{" "}
             <span className="text-muted">
               {CLOCK[e.type]}
+              {e.value ? ` (${e.value})` : ""}
+            </span>
+          </li>
+        ))}
+        {frames.map((e, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: one note per frame, in order
+          <li key={`${e.type}-${e.name}-${i}`}>
+            <code className="break-all">{e.name}</code>{" "}
+            <span className="text-muted">
+              not mapped: {SOURCEMAP_ERROR_TEXT[e.type as SourcemapError]}
               {e.value ? ` (${e.value})` : ""}
             </span>
           </li>

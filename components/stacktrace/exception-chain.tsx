@@ -1,4 +1,5 @@
 import { Badge } from "@/components/ui/badge";
+import { LinkTabs } from "@/components/ui/tabs";
 import { TruncatedText } from "@/components/ui/truncated-text";
 import type { ExceptionValue } from "@/src/events/types";
 import { StacktraceView } from "./stacktrace-view";
@@ -7,10 +8,35 @@ import { StacktraceView } from "./stacktrace-view";
  * The exceptions of an event. Sentry sends a chain oldest cause first; the one that was
  * thrown last is shown on top, its causes below it.
  */
-export function ExceptionChain({ values }: { values: ExceptionValue[] }) {
+export interface FramesChoice {
+  shown: "original" | "minified";
+  originalHref: string;
+  minifiedHref: string;
+}
+
+export function ExceptionChain({
+  values,
+  frames,
+}: {
+  values: ExceptionValue[];
+  /** For events whose frames were mapped through source maps: which ones to show. */
+  frames?: FramesChoice;
+}) {
   const chain = [...values].reverse();
+  const symbolicated = values.some((v) => v.raw_stacktrace);
+  const minified = symbolicated && frames?.shown === "minified";
   return (
     <div className="flex flex-col gap-4">
+      {symbolicated && frames && (
+        <LinkTabs
+          label="Frames"
+          current={frames.shown}
+          tabs={[
+            { key: "original", label: "Original (source maps)", href: frames.originalHref },
+            { key: "minified", label: "Minified (as sent)", href: frames.minifiedHref },
+          ]}
+        />
+      )}
       {chain.map((exc, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: the chain is positional
         <section key={i} aria-label={`Exception ${exc.type ?? "Error"}`}>
@@ -28,7 +54,7 @@ export function ExceptionChain({ values }: { values: ExceptionValue[] }) {
             </p>
           )}
           {exc.stacktrace ? (
-            <StacktraceView stacktrace={exc.stacktrace} />
+            <StacktraceView stacktrace={(minified && exc.raw_stacktrace) || exc.stacktrace} />
           ) : (
             <p className="text-xs text-muted">No stack trace was sent.</p>
           )}

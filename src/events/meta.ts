@@ -1,5 +1,6 @@
 import type { NormalizationError } from "../ingest/process/lenient";
 import { bag } from "../ingest/process/lenient";
+import { SOURCEMAP_ERRORS } from "../ingest/process/symbolicate/errors";
 
 /**
  * Reading an event's `_meta` (written by ingest only: scrub/meta.ts, clock/clock-drift.ts):
@@ -68,7 +69,12 @@ export function filteredFields(meta: MetaTree | undefined): FilteredField[] {
   return out;
 }
 
-const ERROR_TYPES = new Set(["clock_drift", "past_timestamp", "future_timestamp"]);
+const ERROR_TYPES = new Set<string>([
+  "clock_drift",
+  "past_timestamp",
+  "future_timestamp",
+  ...SOURCEMAP_ERRORS,
+]);
 
 /** The processing errors of `_meta`, as Sentry's event `errors` lists them. */
 export function metaErrors(meta: MetaTree | undefined): NormalizationError[] {

@@ -23,6 +23,8 @@ export interface Frame {
   post_context?: string[];
   vars?: Record<string, unknown>;
   instruction_addr?: string;
+  /** Set by symbolication (src/ingest/process/symbolicate/): the map the frame came from. */
+  data?: { sourcemap?: string; symbolicated?: boolean };
 }
 
 export interface Stacktrace {
@@ -48,6 +50,8 @@ export interface ExceptionValue {
   thread_id?: string;
   mechanism?: Mechanism;
   stacktrace?: Stacktrace;
+  /** The frames as the SDK sent them, when symbolication mapped `stacktrace`. */
+  raw_stacktrace?: Stacktrace;
 }
 
 export interface Breadcrumb {

@@ -19,4 +19,6 @@ export const issuePageSearchSchema = z.object({
     .enum(Object.keys(FREQUENCY_RANGES) as [FrequencyRange, ...FrequencyRange[]])
     .catch("24h")
     .default("24h"),
+  /** Which frames of a symbolicated event to show: the original ones, or as the SDK sent them. */
+  frames: z.enum(["original", "minified"]).catch("original").default("original"),
 });

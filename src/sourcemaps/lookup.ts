@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import type { Db } from "../db/connection";
+import type { Database } from "../db/schema";
 import { normalizeDebugId, readEntry } from "./bundle";
 import { blobStoreOf, readBlob } from "./storage";
 
@@ -18,10 +20,15 @@ export interface ArtifactLookup {
   ): Promise<{ type: string; content: Buffer; headers: Record<string, string> } | null>;
 }
 
-export function artifactLookup(db: Db): ArtifactLookup {
+/**
+ * `reads` is where the queries run: the worker passes its batch's executor (on PostgreSQL the
+ * batch's transaction, whose connection it already holds), so a pool of one connection per
+ * thread cannot deadlock waiting for a second one. Files on disk are read from `db`'s directory.
+ */
+export function artifactLookup(db: Db, reads: Kysely<Database> = db.kysely): ArtifactLookup {
   const store = blobStoreOf(db);
   const files = () =>
-    db.kysely
+    reads
       .selectFrom("artifact_bundle_files as f")
       .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
       .select(["f.bundle_id", "f.entry", "f.type", "f.headers", "b.path"])
@@ -32,7 +39,7 @@ export function artifactLookup(db: Db): ArtifactLookup {
     if (row.path !== null) {
       blob = await readBlob(store, { path: row.path, data: null });
     } else {
-      const b = await db.kysely
+      const b = await reads
         .selectFrom("artifact_bundles")
         .select("data")
         .where("id", "=", row.bundle_id)

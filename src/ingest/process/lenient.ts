@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SourcemapError } from "./symbolicate/errors";
 
 /**
  * Lenient parsing of untrusted payloads: a field that does not fit its schema is dropped
@@ -14,7 +15,8 @@ export interface NormalizationError {
     | "too_many_values"
     | "clock_drift"
     | "past_timestamp"
-    | "future_timestamp";
+    | "future_timestamp"
+    | SourcemapError;
   name: string;
   value?: string;
 }

@@ -276,6 +276,8 @@ function exception(
   if (mech) out.mechanism = mech;
   const st = stacktrace(e.stacktrace, `${path}.stacktrace`, notes, full);
   if (st) out.stacktrace = st;
+  const rawSt = full ? stacktrace(e.raw_stacktrace, `${path}.raw_stacktrace`, notes) : undefined;
+  if (rawSt) out.raw_stacktrace = rawSt;
   if (out.type === undefined && out.value === undefined && !out.stacktrace) {
     notes.add("invalid_data", path, raw);
     return undefined;
@@ -351,6 +353,16 @@ function frame(raw: unknown, path: string, notes: Notes, full: boolean): Frame |
   set("pre_context", strList(f.pre_context, `${path}.pre_context`, notes, 10, 1024));
   set("post_context", strList(f.post_context, `${path}.post_context`, notes, 10, 1024));
   set("instruction_addr", str(f.instruction_addr, `${path}.instruction_addr`, notes, 64));
+  const data = obj(f.data, `${path}.data`, notes);
+  if (data) {
+    const sourcemap = str(data.sourcemap, `${path}.data.sourcemap`, notes, 1024);
+    const symbolicated = bool(data.symbolicated, `${path}.data.symbolicated`, notes);
+    if (sourcemap !== undefined || symbolicated !== undefined)
+      out.data = {
+        ...(sourcemap !== undefined ? { sourcemap } : {}),
+        ...(symbolicated !== undefined ? { symbolicated } : {}),
+      };
+  }
   const vars = obj(f.vars, `${path}.vars`, notes);
   if (vars)
     out.vars = bag(vars, { depth: 4, keys: 50, items: 50, stringLength: 512 }) as Record<

@@ -3,6 +3,7 @@ import { type FilterReason, filterReason } from "./filters/inbound-filters";
 import { isObject } from "./lenient";
 import type { ProjectProcessing } from "./project-settings";
 import { hasChanges, newEdit } from "./scrub/edit";
+import type { MetaTree } from "./scrub/meta";
 import { scrubEvent, serializeEdited } from "./scrub/scrub-event";
 
 /**
@@ -25,6 +26,8 @@ export function prepareEvent(
   project: ProjectProcessing,
   /** A `transaction` item, whatever its payload's `type` says. */
   transactionItem = false,
+  /** The `_meta` is ingest's own, written by the symbolicate stage (symbolicate/). */
+  ownMeta = false,
 ): PreparedEvent {
   const text = json.toString("utf8");
   let raw: unknown;
@@ -40,6 +43,7 @@ export function prepareEvent(
   const edit = newEdit();
   // `_meta` says what Faultline changed (the event page shows it): never the sender's word.
   if (Object.hasOwn(raw, "_meta")) {
+    if (ownMeta && isObject(raw._meta)) edit.meta = raw._meta as MetaTree;
     delete raw._meta;
     edit.rewrite = true;
   }

@@ -285,7 +285,13 @@ function addEvent(
 ): void {
   const { projectId, receivedAt } = envelope;
   // Clock, inbound filters and scrubbing (prepare-event.ts): what is stored is `json`.
-  const prepared = prepareEvent(sent, ctx.clock, ctx.project, transactionItem);
+  const prepared = prepareEvent(
+    sent,
+    ctx.clock,
+    ctx.project,
+    transactionItem,
+    envelope.symbolicated === true,
+  );
   if (prepared.kind === "filtered") {
     const category = prepared.transaction ? "transaction" : "error";
     batch.outcomes.add(projectId, receivedAt, category, "filtered", prepared.reason);

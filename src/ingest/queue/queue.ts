@@ -24,6 +24,11 @@ export interface RawEnvelope {
 
 export interface QueuedEnvelope extends RawEnvelope {
   id: number;
+  /**
+   * Set by the symbolicate stage when it rewrote the body: the events' `_meta` is then its
+   * own (frames it could not map), not the sender's, and is kept (prepare-event.ts).
+   */
+  symbolicated?: boolean;
 }
 
 /** A row of an `ingest_queue` table (PostgreSQL's, or a SQLite queue file of earlier versions). */

@@ -29,6 +29,13 @@ export interface WorkerOptions {
   idlePollMs?: number;
   /** After each batch of the loop, with how many envelopes it handled (0: queue empty). */
   onBatch?: (handled: number) => void;
+  /**
+   * Maps minified JavaScript frames through uploaded source maps (process/symbolicate/)
+   * before the process stage, so grouping sees the original frames.
+   */
+  symbolicator?: {
+    symbolicateEnvelopes(envelopes: QueuedEnvelope[], reads: Kysely<Database>): Promise<void>;
+  };
   /** Projects' scrubbing and filter settings (project-settings-cache.ts); else the defaults. */
   settings?: {
     forBatch(
@@ -57,8 +64,14 @@ export class IngestWorker {
         const process = (settings?: ReadonlyMap<number, IngestSettings>) =>
           this.options.processors?.process(envelopes, settings) ??
           processEnvelopes(envelopes, settings);
-        const settings = this.options.settings?.forBatch(envelopes, reads);
-        return settings instanceof Promise ? settings.then(process) : process(settings);
+        const withSettings = () => {
+          const settings = this.options.settings?.forBatch(envelopes, reads);
+          return settings instanceof Promise ? settings.then(process) : process(settings);
+        };
+        const symbolicator = this.options.symbolicator;
+        return symbolicator
+          ? symbolicator.symbolicateEnvelopes(envelopes, reads).then(withSettings)
+          : withSettings();
       },
       storeBatch,
     );

@@ -5,6 +5,8 @@ import { FALLBACK_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "../../db/wal-che
 import { env } from "../../env";
 import { startSnoozeSweep } from "../../issues/snooze-sweep";
 import { startRetention } from "../../maintenance/retention";
+import { artifactLookup } from "../../sourcemaps/lookup";
+import { Symbolicator } from "../process/symbolicate";
 import { openQueueReader } from "../queue/queue";
 import { IngestWorker } from "./ingest-worker";
 import { ProcessorPool } from "./processor-pool";
@@ -40,6 +42,11 @@ async function main(): Promise<void> {
   const worker = new IngestWorker(reader, {
     processors,
     settings,
+    symbolicator: new Symbolicator(
+      artifactLookup(db),
+      env().FAULTLINE_SOURCEMAP_CACHE_BYTES,
+      (reads) => artifactLookup(db, reads),
+    ),
     // Caught up: the pool's starvation watch (worker-pool.ts) stops counting.
     onBatch: (handled) => {
       if (handled === 0) parentPort?.postMessage("idle");

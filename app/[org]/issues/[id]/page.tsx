@@ -7,7 +7,7 @@ import { EventContext } from "@/components/issue/event-context";
 import { EventNavigation } from "@/components/issue/event-navigation";
 import { IngestNotes } from "@/components/issue/ingest-notes";
 import { IssueHeader } from "@/components/issue/issue-header";
-import { ExceptionChain } from "@/components/stacktrace/exception-chain";
+import { ExceptionChain, type FramesChoice } from "@/components/stacktrace/exception-chain";
 import { StacktraceView } from "@/components/stacktrace/stacktrace-view";
 import { EventTraceLink } from "@/components/traces/event-trace-link";
 import { LinkTabs } from "@/components/ui/tabs";
@@ -40,6 +40,7 @@ export default async function IssuePage({
   const search = issuePageSearchSchema.safeParse({
     event: first(raw.event),
     range: first(raw.range),
+    frames: first(raw.frames),
   });
   if (!issueId.success || !search.success) notFound();
   const db = getDb();
@@ -51,10 +52,11 @@ export default async function IssuePage({
 
   const { range } = search.data;
   const base = `/${ctx.org.slug}/issues/${issue.id}`;
-  const href = (q: { event?: string; range?: FrequencyRange }) => {
+  const href = (q: { event?: string; range?: FrequencyRange; frames?: "minified" }) => {
     const qs = new URLSearchParams();
     if (q.event) qs.set("event", q.event);
     if (q.range && q.range !== "24h") qs.set("range", q.range);
+    if (q.frames) qs.set("frames", q.frames);
     const s = qs.toString();
     return s ? `${base}?${s}` : base;
   };
@@ -85,7 +87,14 @@ export default async function IssuePage({
                 latestHref={chosen.newer && href({ range })}
               />
               <EventTraceLink orgSlug={ctx.org.slug} contexts={chosen.event.contexts} />
-              <EventBody event={chosen.event} />
+              <EventBody
+                event={chosen.event}
+                frames={{
+                  shown: search.data.frames,
+                  originalHref: href({ event: search.data.event, range }),
+                  minifiedHref: href({ event: search.data.event, range, frames: "minified" }),
+                }}
+              />
             </>
           ) : (
             <p className="text-muted">This issue has no stored events.</p>
@@ -138,7 +147,7 @@ function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function EventBody({ event }: { event: NormalizedEvent }) {
+function EventBody({ event, frames }: { event: NormalizedEvent; frames: FramesChoice }) {
   const crashed = event.threads?.values.find((t) => t.crashed && t.stacktrace);
   return (
     <>
@@ -153,7 +162,7 @@ function EventBody({ event }: { event: NormalizedEvent }) {
       {event.exception && event.exception.values.length > 0 && (
         <section aria-label="Exception" className="mb-5">
           <h2 className="mb-1.5 text-sm font-semibold">Exception</h2>
-          <ExceptionChain values={event.exception.values} />
+          <ExceptionChain values={event.exception.values} frames={frames} />
         </section>
       )}
       {(event.stacktrace ?? crashed?.stacktrace) && (
