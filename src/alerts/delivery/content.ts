@@ -195,7 +195,11 @@ export async function loadAlertContent(db: Db, row: OutboxRowForContent): Promis
 }
 
 async function loadIssue(db: Db, orgSlug: string, id: number): Promise<AlertIssue | null> {
-  const r = await db.kysely.selectFrom("issues").selectAll().where("id", "=", id).executeTakeFirst();
+  const r = await db.kysely
+    .selectFrom("issues")
+    .selectAll()
+    .where("id", "=", id)
+    .executeTakeFirst();
   return r ? issueOf(orgSlug, r) : null;
 }
 

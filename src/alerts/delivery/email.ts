@@ -106,17 +106,21 @@ export function renderAlertMail(c: AlertContent): RenderedMail {
     facts.push(["Users affected", String(c.issue.userCount)]);
     facts.push(["First seen", new Date(c.issue.firstSeen).toISOString()]);
   }
-  if (c.monitor) facts.push(["Monitor", `${c.monitor.name} (${c.monitor.slug}), ${c.monitor.status}`]);
+  if (c.monitor)
+    facts.push(["Monitor", `${c.monitor.name} (${c.monitor.slug}), ${c.monitor.status}`]);
   if (c.ruleName) facts.push(["Alert rule", c.ruleName]);
 
   const text: string[] = [c.headline, ""];
   if (c.issue) text.push(oneLine(c.issue.title, 500), "");
-  if (c.reason === "test") text.push("This is a test notification: the rule's email action works.", "");
+  if (c.reason === "test")
+    text.push("This is a test notification: the rule's email action works.", "");
   for (const [k, v] of facts) text.push(`${k}: ${oneLine(v, 300)}`);
   if (c.frames.length > 0) {
     text.push("", "Top frames:");
     for (const f of c.frames)
-      text.push(`  ${oneLine(f.function, 200)}  ${oneLine(f.filename, 200)}${f.lineno !== null ? `:${f.lineno}` : ""}`);
+      text.push(
+        `  ${oneLine(f.function, 200)}  ${oneLine(f.filename, 200)}${f.lineno !== null ? `:${f.lineno}` : ""}`,
+      );
   }
   if (c.digest) {
     text.push("", `${c.digest.count} more alerts past the hourly limit, about these issues:`);
@@ -132,7 +136,11 @@ export function renderAlertMail(c: AlertContent): RenderedMail {
   const frames =
     c.frames.length > 0
       ? `<h3 style="font-size:14px;margin:16px 0 4px">Top frames</h3><pre style="background:#f5f5f5;padding:8px;font-size:12px;white-space:pre-wrap">${c.frames
-          .map((f) => h(`${oneLine(f.function, 200)}  ${oneLine(f.filename, 200)}${f.lineno !== null ? `:${f.lineno}` : ""}`))
+          .map((f) =>
+            h(
+              `${oneLine(f.function, 200)}  ${oneLine(f.filename, 200)}${f.lineno !== null ? `:${f.lineno}` : ""}`,
+            ),
+          )
           .join("\n")}</pre>`
       : "";
   const digest = c.digest

@@ -1,7 +1,12 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { BlockedAddressError, guardedLookup, isBlockedAddress, privateWebhooksAllowed } from "./ssrf";
+import {
+  BlockedAddressError,
+  guardedLookup,
+  isBlockedAddress,
+  privateWebhooksAllowed,
+} from "./ssrf";
 
 /**
  * One webhook POST as the sender makes it: the address checked when connecting (ssrf.ts), no

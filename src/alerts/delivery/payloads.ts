@@ -50,7 +50,9 @@ function digestLines(c: AlertContent, esc: (s: string) => string, link: (i: Aler
   const shown = items.slice(0, CHAT_DIGEST_ITEMS).map((i) => `• ${link(i)}`);
   const rest = items.length - shown.length;
   return {
-    heading: esc(`${c.digest?.count ?? 0} more alerts past the hourly limit (${items.length} issues)`),
+    heading: esc(
+      `${c.digest?.count ?? 0} more alerts past the hourly limit (${items.length} issues)`,
+    ),
     lines: shown,
     rest: rest > 0 ? `…and ${rest} more issues` : "",
   };
@@ -59,7 +61,11 @@ function digestLines(c: AlertContent, esc: (s: string) => string, link: (i: Aler
 export function slackPayload(c: AlertContent): Record<string, unknown> {
   const head = `${c.headline}: ${title(c)}`;
   if (c.digest) {
-    const d = digestLines(c, slackEscape, (i) => `<${i.url}|${slackEscape(oneLine(i.title, 120))}>`);
+    const d = digestLines(
+      c,
+      slackEscape,
+      (i) => `<${i.url}|${slackEscape(oneLine(i.title, 120))}>`,
+    );
     return {
       text: slackEscape(`${c.headline}: ${d.heading}`),
       blocks: [
@@ -67,7 +73,10 @@ export function slackPayload(c: AlertContent): Record<string, unknown> {
         { type: "section", text: { type: "mrkdwn", text: d.heading } },
         {
           type: "section",
-          text: { type: "mrkdwn", text: [...d.lines, d.rest].filter(Boolean).join("\n").slice(0, 2900) },
+          text: {
+            type: "mrkdwn",
+            text: [...d.lines, d.rest].filter(Boolean).join("\n").slice(0, 2900),
+          },
         },
       ],
     };
@@ -107,7 +116,11 @@ const LEVEL_COLORS: Record<string, number> = {
 
 export function discordPayload(c: AlertContent): Record<string, unknown> {
   if (c.digest) {
-    const d = digestLines(c, markdownEscape, (i) => `[${markdownEscape(oneLine(i.title, 80))}](${i.url})`);
+    const d = digestLines(
+      c,
+      markdownEscape,
+      (i) => `[${markdownEscape(oneLine(i.title, 80))}](${i.url})`,
+    );
     return {
       allowed_mentions: { parse: [] },
       embeds: [
@@ -130,7 +143,11 @@ export function discordPayload(c: AlertContent): Record<string, unknown> {
         color: LEVEL_COLORS[c.issue?.level ?? ""] ?? 0x6b7280,
         fields: fields(c)
           .slice(0, 25)
-          .map(([name, value]) => ({ name, value: markdownEscape(value).slice(0, 1000), inline: true })),
+          .map(([name, value]) => ({
+            name,
+            value: markdownEscape(value).slice(0, 1000),
+            inline: true,
+          })),
         footer: { text: `Faultline · ${c.org.slug}` },
         timestamp: new Date().toISOString(),
       },
@@ -157,7 +174,12 @@ export function textPayload(c: AlertContent, kind: WebhookKind): Record<string, 
   }
   const text = lines.join(kind === "teams" ? "\n\n" : "\n");
   if (kind === "teams") {
-    return { "@type": "MessageCard", "@context": "https://schema.org/extensions", summary: esc(c.headline), text };
+    return {
+      "@type": "MessageCard",
+      "@context": "https://schema.org/extensions",
+      summary: esc(c.headline),
+      text,
+    };
   }
   return { text };
 }
@@ -206,7 +228,12 @@ export function webhookPayload(c: AlertContent): Record<string, unknown> {
       : null,
   };
   if (c.monitor)
-    payload.monitor = { id: c.monitor.id, slug: c.monitor.slug, name: c.monitor.name, status: c.monitor.status };
+    payload.monitor = {
+      id: c.monitor.id,
+      slug: c.monitor.slug,
+      name: c.monitor.name,
+      status: c.monitor.status,
+    };
   if (c.digest)
     payload.issues = c.digest.items.map((i) => ({
       id: String(i.id),

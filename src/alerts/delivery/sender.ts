@@ -191,7 +191,11 @@ export class AlertSender {
     const groups = new Map<string, OutboxRow[]>();
     const pass: OutboxRow[] = [];
     for (const row of rows) {
-      if (row.storm_key || EXEMPT.has(row.reason) || (row.rule_id === null && row.monitor_id === null)) {
+      if (
+        row.storm_key ||
+        EXEMPT.has(row.reason) ||
+        (row.rule_id === null && row.monitor_id === null)
+      ) {
         pass.push(row);
         continue;
       }
@@ -223,7 +227,11 @@ export class AlertSender {
           await trx
             .updateTable("alert_outbox")
             .set({ storm_key: key })
-            .where("id", "in", send.map((r) => r.id))
+            .where(
+              "id",
+              "in",
+              send.map((r) => r.id),
+            )
             .execute();
         for (let i = 0; i < held.length; i += 500)
           await trx
@@ -236,7 +244,11 @@ export class AlertSender {
               claimed_by: null,
               last_error: `held for the hourly digest: past ${this.o.perHour} messages this hour`,
             })
-            .where("id", "in", held.slice(i, i + 500).map((r) => r.id))
+            .where(
+              "id",
+              "in",
+              held.slice(i, i + 500).map((r) => r.id),
+            )
             .where("claimed_by", "=", this.token)
             .execute();
         return { allowed };
@@ -293,7 +305,11 @@ export class AlertSender {
           : null;
       const recipients = await alertRecipients(this.db, target, row, assignee);
       if (recipients.length === 0)
-        return { outcome: "ok", httpStatus: null, error: "no member to mail (settings or membership)" };
+        return {
+          outcome: "ok",
+          httpStatus: null,
+          error: "no member to mail (settings or membership)",
+        };
       const mail = renderAlertMail(content);
       for (const r of recipients) {
         await sendMail({
@@ -337,11 +353,20 @@ export class AlertSender {
     const res = await postJson(target.url, body, headers, this.o.timeoutMs);
     const snippet = res.body.replace(/\s+/g, " ").trim().slice(0, 200);
     if (res.status === null)
-      return { outcome: res.final ? "failed" : "retry", httpStatus: null, error: res.error ?? "no answer" };
-    if (res.status >= 200 && res.status < 300) return { outcome: "ok", httpStatus: res.status, error: null };
+      return {
+        outcome: res.final ? "failed" : "retry",
+        httpStatus: null,
+        error: res.error ?? "no answer",
+      };
+    if (res.status >= 200 && res.status < 300)
+      return { outcome: "ok", httpStatus: res.status, error: null };
     const detail = `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`;
     if (res.status >= 300 && res.status < 400)
-      return { outcome: "failed", httpStatus: res.status, error: `${detail} (redirects are not followed)` };
+      return {
+        outcome: "failed",
+        httpStatus: res.status,
+        error: `${detail} (redirects are not followed)`,
+      };
     if (res.status >= 500 || res.status === 408 || res.status === 429)
       return { outcome: "retry", httpStatus: res.status, error: detail };
     return { outcome: "failed", httpStatus: res.status, error: detail };
