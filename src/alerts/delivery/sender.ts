@@ -67,6 +67,7 @@ export class AlertSender {
   private ticking: Promise<void> | undefined;
   private lastDigestCheck = 0;
   private stopped = false;
+  private claims = 0;
 
   constructor(
     private readonly db: Db,
@@ -112,6 +113,24 @@ export class AlertSender {
 
   /** One pass: digests of past hours, then claim and start as many deliveries as slots allow. */
   async tick(): Promise<number> {
+    // One pass at a time per sender (the timer, a freed slot and runUntilIdle all call it).
+    while (this.passing) await this.passing;
+    const pass = this.pass();
+    const mine = pass.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.passing = mine;
+    try {
+      return await pass;
+    } finally {
+      if (this.passing === mine) this.passing = undefined;
+    }
+  }
+
+  private passing: Promise<void> | undefined;
+
+  private async pass(): Promise<number> {
     const now = this.o.clock();
     if (now - this.lastDigestCheck >= 30_000 || now < this.lastDigestCheck) {
       this.lastDigestCheck = now;
@@ -126,8 +145,8 @@ export class AlertSender {
         .catch((err) => console.error(`[alerts] delivery ${row.delivery_id} crashed:`, err))
         .finally(() => {
           this.inFlight.delete(p);
-          // A slot freed: more may be due now.
-          if (!this.stopped) this.kick();
+          // A slot freed: more may be due now (when running as a loop; tests drive ticks).
+          if (this.timer && !this.stopped) this.kick();
         });
       this.inFlight.add(p);
     }
@@ -159,13 +178,15 @@ export class AlertSender {
     if (due.length === 0) return [];
     const ids = due.map((r) => Number(r.id));
     const until = now + this.o.leaseMs;
+    // Each claim has its own token: a row is read back only by the claim that took it.
+    const token = `${this.token}:${++this.claims}`;
     const claimed: OutboxRow[] = [];
     // Claim in small groups up to `limit`: another sender takes the rest.
     for (let i = 0; i < ids.length && claimed.length < limit; i += limit) {
       const part = ids.slice(i, i + (limit - claimed.length));
       await this.db.kysely
         .updateTable("alert_outbox")
-        .set({ claimed_until: until, claimed_by: this.token })
+        .set({ claimed_until: until, claimed_by: token })
         .where("id", "in", part)
         .where("status", "=", "pending")
         .where((eb) => eb.or([eb("claimed_until", "is", null), eb("claimed_until", "<", now)]))
@@ -174,8 +195,7 @@ export class AlertSender {
         .selectFrom("alert_outbox")
         .selectAll()
         .where("id", "in", part)
-        .where("claimed_by", "=", this.token)
-        .where("claimed_until", "=", until)
+        .where("claimed_by", "=", token)
         .execute();
       claimed.push(...(mine as unknown as OutboxRow[]).map(numeric));
     }
@@ -249,7 +269,7 @@ export class AlertSender {
               "in",
               held.slice(i, i + 500).map((r) => r.id),
             )
-            .where("claimed_by", "=", this.token)
+            .where("claimed_by", "like", `${this.token}:%`)
             .execute();
         return { allowed };
       });
@@ -276,7 +296,7 @@ export class AlertSender {
             last_error: "waiting: no mail server configured (FAULTLINE_SMTP_URL)",
           })
           .where("id", "=", row.id)
-          .where("claimed_by", "=", this.token)
+          .where("claimed_by", "like", `${this.token}:%`)
           .execute();
         return;
       }
