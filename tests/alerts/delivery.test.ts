@@ -38,7 +38,7 @@ async function until(
   sender: AlertSender,
   check: () => Promise<boolean>,
   what: string,
-  ms = 60_000,
+  ms = 30_000,
 ) {
   const end = Date.now() + ms;
   for (;;) {

@@ -95,7 +95,8 @@ export async function recordMonitorOutcomes(
         action: JSON.stringify(action),
         dedupe_key: `monitor:${monitorId}:${a.incident}:${a.edge}:${i}`,
         delivery_id: crypto.randomUUID(),
-        next_attempt_at: now,
+        // Due at once (a detector run with a later clock, as tests do, must not delay it).
+        next_attempt_at: Math.min(now, Date.now()),
         claimed_until: null,
         last_error: null,
         created_at: now,
