@@ -279,6 +279,30 @@ export class AlertSender {
   }
 
   private async deliver(row: OutboxRow): Promise<void> {
+    // While this delivery runs its claim is renewed, so a slow one (a mail to many members) is
+    // not taken over by another sender; a killed sender stops renewing and its claim lapses.
+    const renew = setInterval(
+      () => {
+        this.db.kysely
+          .updateTable("alert_outbox")
+          .set({ claimed_until: this.o.clock() + this.o.leaseMs })
+          .where("id", "=", row.id)
+          .where("claimed_by", "=", row.claimed_by)
+          .where("status", "=", "pending")
+          .execute()
+          .catch(() => {});
+      },
+      Math.max(500, Math.floor(this.o.leaseMs / 3)),
+    );
+    renew.unref();
+    try {
+      await this.deliverOnce(row);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private async deliverOnce(row: OutboxRow): Promise<void> {
     const started = this.o.clock();
     const t0 = performance.now();
     const target = parseAction(row.action);
