@@ -5,22 +5,24 @@
  * have). Unknown shapes are recognised by the words in their id so that a rule saved by an
  * older or newer editor still delivers, and anything else fails its delivery with a clear error.
  *
- * Shapes (the rules editor validates them; `checkWebhookUrl` gives the URL's field error):
+ * Shapes (src/alerts/rules/schemas.ts validates them; `checkWebhookUrl` gives the URL's
+ * field error once the host is resolved):
  *   {id: "sentry.mail.actions.NotifyEmailAction", targetType: "AllMembers"}   (default)
  *   {id: "sentry.mail.actions.NotifyEmailAction", targetType: "Member", targetIdentifier: "<user id or email>"}
  *   {id: "sentry.mail.actions.NotifyEmailAction", targetType: "Members", targetIdentifiers: ["<user id or email>", …]}
- *   {id: "faultline.actions.SlackWebhookAction", url}
- *   {id: "faultline.actions.DiscordWebhookAction", url}
- *   {id: "faultline.actions.MsTeamsWebhookAction", url}
- *   {id: "faultline.actions.GoogleChatWebhookAction", url}
- *   {id: "faultline.actions.SlackCompatibleWebhookAction", url}
+ *   {id: "sentry.integrations.slack.notify_action.SlackNotifyServiceAction", webhookUrl}
+ *   {id: "faultline.actions.DiscordWebhookAction", webhookUrl}
+ *   {id: "faultline.actions.MicrosoftTeamsWebhookAction", webhookUrl}
+ *   {id: "faultline.actions.GoogleChatWebhookAction", webhookUrl}
+ *   {id: "faultline.actions.SlackCompatibleWebhookAction", webhookUrl}
  *   {id: "faultline.actions.WebhookAction", url}   (Sentry's legacy payload, signed)
+ * (`url` and `webhookUrl` are accepted for every webhook kind.)
  */
 export const EMAIL_ACTION = "sentry.mail.actions.NotifyEmailAction";
 export const WEBHOOK_ACTIONS = {
-  slack: "faultline.actions.SlackWebhookAction",
+  slack: "sentry.integrations.slack.notify_action.SlackNotifyServiceAction",
   discord: "faultline.actions.DiscordWebhookAction",
-  teams: "faultline.actions.MsTeamsWebhookAction",
+  teams: "faultline.actions.MicrosoftTeamsWebhookAction",
   googlechat: "faultline.actions.GoogleChatWebhookAction",
   slackcompatible: "faultline.actions.SlackCompatibleWebhookAction",
   webhook: "faultline.actions.WebhookAction",
