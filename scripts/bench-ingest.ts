@@ -21,7 +21,9 @@
  * Env: BENCH_SECONDS (default 20), BENCH_RATE (default 5000), BENCH_WORKLOADS (default
  * errors,mixed,large,otlp; also scrub), BENCH_POSTGRES=1 to add PostgreSQL runs
  * (TEST_DATABASE_URL), BENCH_OTLP_REQUESTS (default 2000), BENCH_SCRUB=off to turn the
- * project's data scrubbing off.
+ * project's data scrubbing off, BENCH_RULES=N to give the project N alert rules instead of its
+ * default one (half of them frequency and unique-user rules; 0: no rules), for issue 21's
+ * with/without comparison.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -29,6 +31,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { benchRules } from "../src/alerts/rules/bench-rules";
 import { type Db, openDb } from "../src/db/connection";
 import { RECORD_HEADER_BYTES, scanRecords } from "../src/ingest/queue/log";
 import { queueSegments } from "../src/ingest/queue/segments";
@@ -56,6 +59,9 @@ for (const w of SELECTED) {
 /** BENCH_SCRUB=off: the project's data scrubbing off, for issue 24's with/without comparison. */
 const SCRUB = process.env.BENCH_SCRUB ?? "on";
 if (SCRUB !== "on" && SCRUB !== "off") throw new Error('BENCH_SCRUB must be "on" or "off"');
+const RULES = process.env.BENCH_RULES === undefined ? undefined : Number(process.env.BENCH_RULES);
+if (RULES !== undefined && !(Number.isInteger(RULES) && RULES >= 0 && RULES <= 1000))
+  throw new Error("BENCH_RULES must be a whole number from 0 to 1000");
 
 async function load(
   url: string,
@@ -253,6 +259,7 @@ async function benchFaultline(
   const queueDepthNow = queueDepth(db);
   // Before the first envelope: the worker reads the project's settings with its first batch.
   if (SCRUB === "off") await db.kysely.updateTable("projects").set({ scrub_data: 0 }).execute();
+  if (RULES !== undefined) await benchRules(db, RULES);
 
   console.log(`[${label} ${workload}] throughput: ${CONNECTIONS} connections for ${SECONDS} s`);
   const pid = server.process.pid as number;
@@ -439,7 +446,7 @@ async function main() {
     ]),
   ];
   console.log(
-    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}, scrubbing ${SCRUB}`,
+    `\nbench:ingest — ${os.cpus().length} cores, ${CONNECTIONS} connections, ${SECONDS} s per run, workloads ${SELECTED.join(", ")}, scrubbing ${SCRUB}, alert rules ${RULES ?? "default"}`,
   );
   for (const r of rows) console.log(`| ${r.join(" | ")} |`);
   for (const r of results) {

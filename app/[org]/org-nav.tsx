@@ -4,7 +4,7 @@ import { signOut } from "@/app/(auth)/sign-in/actions";
 import { can } from "@/src/auth/permissions";
 import type { OrgContext } from "@/src/auth/with-org";
 
-type Section = "issues" | "projects" | "members" | "audit";
+type Section = "issues" | "projects" | "alerts" | "members" | "audit";
 
 /** The header of an organization's pages: where you are, who you are, a way out. */
 export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
@@ -12,6 +12,7 @@ export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section })
   const links: { key: Section; href: string; label: string }[] = [
     { key: "issues", href: `${base}/issues`, label: "Issues" },
     { key: "projects", href: `${base}/projects`, label: "Projects" },
+    { key: "alerts", href: `${base}/alerts`, label: "Alerts" },
     { key: "members", href: `${base}/settings/members`, label: "Members" },
     ...(can(ctx.role, "org.write")
       ? [{ key: "audit" as const, href: `${base}/settings/audit-log`, label: "Audit log" }]

@@ -37,6 +37,9 @@ export const AUDIT_VERBS = {
   "invitation.accept": "accepted the invitation:",
   "sso.update": "changed single sign-on:",
   "sso.delete": "removed single sign-on:",
+  "alert_rule.create": "created the alert rule",
+  "alert_rule.update": "changed the alert rule",
+  "alert_rule.delete": "deleted the alert rule",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

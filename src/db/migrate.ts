@@ -15,6 +15,7 @@ import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
 import * as m020 from "./migrations/020-alert-delivery";
+import * as m022 from "./migrations/022-alert-user-minutes";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "015-triage-team": m015,
   "016-data-safety": m016,
   "020-alert-delivery": m020,
+  "022-alert-user-minutes": m022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

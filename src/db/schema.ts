@@ -39,6 +39,7 @@ export interface Database {
   alert_rules: AlertRuleTable;
   alert_rule_fires: AlertRuleFireTable;
   issue_minute_counts: IssueMinuteCountTable;
+  issue_minute_users: IssueMinuteUserTable;
   alert_outbox: AlertOutboxTable;
   alert_delivery_attempts: AlertDeliveryAttemptTable;
   alert_storm_counts: AlertStormCountTable;
@@ -544,4 +545,11 @@ export interface AlertDeliveryAttemptTable {
   http_status: number | null;
   outcome: string;
   error: string | null;
+}
+
+/** Distinct users of an issue per minute (migration 022), for unique-user conditions. */
+export interface IssueMinuteUserTable {
+  issue_id: number;
+  minute: number;
+  user_key: string;
 }

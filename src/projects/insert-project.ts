@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from "kysely";
+import { insertDefaultRule } from "../alerts/rules/mutations";
 import type { Database } from "../db/schema";
 import { generateKeyPair } from "./dsn";
 
@@ -34,5 +35,10 @@ export async function insertProjectWithKey(
       created_at: now,
     })
     .execute();
+  // As Sentry does: a new issue emails the members, until someone changes or removes the rule.
+  await insertDefaultRule(trx, {
+    organizationId: project.organizationId,
+    projectId: Number(row.id),
+  });
   return { id: Number(row.id), publicKey };
 }

@@ -64,6 +64,12 @@ export async function noteReleases(
     .execute();
 }
 
+/** An issue this batch reopened: regressed (was resolved) or unresolved (was ignored). */
+export interface Reopened {
+  id: number;
+  kind: "regressed" | "unresolved";
+}
+
 interface Reopen {
   id: number;
   kind: "regressed" | "unresolved";
@@ -75,7 +81,7 @@ export async function applyHeldStatuses(
   events: BatchEventRef[],
   trx: Transaction<Database>,
   now = Date.now(),
-): Promise<void> {
+): Promise<Reopened[]> {
   const byIssue = new Map<number, BatchEventRef[]>();
   for (const h of held) byIssue.set(h.id, []);
   for (const e of events) byIssue.get(e.issueId)?.push(e);
@@ -136,7 +142,7 @@ export async function applyHeldStatuses(
         });
     }
   }
-  if (reopen.length === 0) return;
+  if (reopen.length === 0) return [];
 
   const regressed = reopen.filter((r) => r.kind === "regressed").map((r) => r.id);
   const unresolved = reopen.filter((r) => r.kind === "unresolved").map((r) => r.id);
@@ -157,6 +163,7 @@ export async function applyHeldStatuses(
     reopen.map((r): ActivityEntry => ({ issueId: r.id, kind: r.kind, userId: null, data: r.data })),
     now,
   );
+  return reopen.map((r) => ({ id: r.id, kind: r.kind }));
 }
 
 function newest(events: BatchEventRef[]): BatchEventRef | undefined {

@@ -1,12 +1,14 @@
 import { type Insertable, sql, type Transaction } from "kysely";
+import { type AlertIssue, decideAlerts } from "../../alerts/rules/evaluate";
 import type { Database } from "../../db/schema";
 import { encodeBlockSlice } from "../../events/payload";
 import { type BlockSlice, type EventBlock, usedBlocks } from "../process/event-blocks";
 import type { StorableBatch, StorableEvent } from "../process/process-envelopes";
+import { countIssueMinutes } from "./alert-counters";
 import { BulkStatement } from "./bulk-statement";
 import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
 import { indexIssueSearch } from "./issue-search";
-import { applyHeldStatuses, type HeldIssue, noteReleases } from "./issue-status";
+import { applyHeldStatuses, type HeldIssue, noteReleases, type Reopened } from "./issue-status";
 import { countIssueTags } from "./issue-tags";
 import { storeLogs } from "./logs";
 import { storeProtocolItems } from "./protocol-items";
@@ -28,6 +30,10 @@ interface IssueGroup {
   /** The newest event names the issue (title, culprit, level). */
   newest: StorableEvent;
   issueId?: number;
+  /** From the upsert: created by this batch, and the issue's first seen and count after it. */
+  isNew?: boolean;
+  issueFirstSeen?: number;
+  timesSeen?: number;
 }
 
 export async function storeBatch(batch: StorableBatch, trx: Transaction<Database>): Promise<void> {
@@ -57,6 +63,15 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
       trx,
     );
     if (moved.length > 0) await recordRoutedEvents(moved, trx);
+    await countIssueMinutes(
+      events.map((e) => ({
+        issueId: issueIdOf(e, groups),
+        receivedAt: e.receivedAt,
+        userKey: e.userKey,
+      })),
+      trx,
+    );
+    let reopened: Reopened[] = [];
     if (held.length > 0) {
       const refs = events.map((e) => ({
         issueId: issueIdOf(e, groups),
@@ -64,8 +79,9 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
         receivedAt: e.receivedAt,
         timestamp: e.event.timestamp,
       }));
-      await applyHeldStatuses(held, refs, trx);
+      reopened = await applyHeldStatuses(held, refs, trx);
     }
+    await decideAlerts(trx, alertIssues(events, groups, reopened));
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
   await storeSpans(batch.spans, trx);
@@ -180,7 +196,15 @@ const upsertIssueRows = new BulkStatement<IssueRow>(
           // Status is left as it was and returned: issue-status.ts reopens what it must.
         })),
       )
-      .returning(["id", "project_id", "fingerprint", "status", "status_details", "times_seen"]),
+      .returning([
+        "id",
+        "project_id",
+        "fingerprint",
+        "status",
+        "status_details",
+        "times_seen",
+        "first_seen",
+      ]),
 );
 
 async function upsertIssues(
@@ -190,7 +214,9 @@ async function upsertIssues(
   const held: HeldIssue[] = [];
   const list = [...groups.values()];
   for (let i = 0; i < list.length; i += CHUNK) {
-    const rows = await upsertIssueRows.execute<HeldIssue & { fingerprint: string }>(
+    const rows = await upsertIssueRows.execute<
+      HeldIssue & { fingerprint: string; first_seen: number }
+    >(
       trx,
       list.slice(i, i + CHUNK).map((g): IssueRow => {
         const { grouping, event } = g.newest;
@@ -215,7 +241,13 @@ async function upsertIssues(
     );
     for (const row of rows) {
       const g = groups.get(groupKey(row.project_id, row.fingerprint));
-      if (g) g.issueId = row.id;
+      if (g) {
+        g.issueId = row.id;
+        // Inserted rather than updated: the count is this batch's own.
+        g.isNew = Number(row.times_seen) === g.count;
+        g.issueFirstSeen = Number(row.first_seen);
+        g.timesSeen = Number(row.times_seen);
+      }
       if (row.status !== "unresolved") held.push(row);
     }
   }
@@ -367,4 +399,40 @@ async function countUsers(
       .where("id", "=", issueId)
       .execute();
   }
+}
+
+/** The batch's issues as alert rules see them (src/alerts/rules/evaluate.ts). */
+function alertIssues(
+  events: StorableEvent[],
+  groups: Map<string, IssueGroup>,
+  reopened: Reopened[],
+): AlertIssue[] {
+  const kinds = new Map(reopened.map((r) => [r.id, r.kind]));
+  const byIssue = new Map<number, AlertIssue>();
+  for (const g of groups.values()) {
+    if (g.issueId === undefined) continue;
+    const kind = kinds.get(g.issueId);
+    byIssue.set(g.issueId, {
+      issueId: g.issueId,
+      projectId: g.projectId,
+      isNew: g.isNew === true,
+      reopened:
+        kind === "regressed" ? "regression" : kind === "unresolved" ? "reappeared" : undefined,
+      timesSeen: g.timesSeen ?? g.count,
+      firstSeen: g.issueFirstSeen ?? g.firstSeen,
+      events: [],
+    });
+  }
+  for (const e of events) {
+    byIssue.get(issueIdOf(e, groups))?.events.push({
+      eventId: e.event.event_id,
+      level: e.event.level,
+      environment: e.event.environment,
+      release: e.event.release,
+      tags: e.event.tags,
+      receivedAt: e.receivedAt,
+    });
+  }
+  for (const issue of byIssue.values()) issue.events.reverse();
+  return [...byIssue.values()];
 }
