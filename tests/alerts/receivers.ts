@@ -115,6 +115,7 @@ export async function startSmtp(): Promise<MailSink> {
     onData(stream, _session, done) {
       simpleParser(stream)
         .then((parsed) => {
+          (parsed as ParsedMail & { receivedAt: number }).receivedAt = Date.now();
           mail.push(parsed);
           done();
         })
