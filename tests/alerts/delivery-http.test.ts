@@ -215,6 +215,19 @@ describe("alert delivery over REST", () => {
     expect((await api(null, "POST", TEST, { ruleId })).status).toBe(401);
   });
 
+  it("the rule page shows the test button to admins, and the log with the mail warning to all", async () => {
+    const owner = await as.owner.get(`/acme/alerts/default/${ruleId}`);
+    expect(owner.status).toBe(200);
+    expect(owner.body).toContain("Send a test notification");
+    expect(owner.body).toContain("Recent deliveries");
+    expect(owner.body).toContain("Test notification");
+    expect(owner.body).toContain("email deliveries wait until one is");
+    const member = await as.member.get(`/acme/alerts/default/${ruleId}`);
+    expect(member.status).toBe(200);
+    expect(member.body).not.toContain("Send a test notification");
+    expect(member.body).toContain("Recent deliveries");
+  });
+
   it("a cron monitor's alert channels and threshold: admins change them, members read them", async () => {
     const url = `/api/0/organizations/acme/monitors/${monitorSlug}/alerts/`;
     const read = await api(as.member, "GET", url);
