@@ -40,6 +40,7 @@ export const AUDIT_VERBS = {
   "alert_rule.create": "created the alert rule",
   "alert_rule.update": "changed the alert rule",
   "alert_rule.delete": "deleted the alert rule",
+  "monitor_alerts.update": "changed the alerts of the cron monitor",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

@@ -245,6 +245,16 @@ describe("alert delivery over REST", () => {
     const put = await api(as.admin, "PUT", url, body);
     expect(put.status).toBe(200);
     expect(put.json).toMatchObject({ failureThreshold: 3, actions: body.actions });
+    const audit = await withDb((db) =>
+      db.kysely
+        .selectFrom("audit_log")
+        .select(["action", "target", "actor_label"])
+        .where("action", "=", "monitor_alerts.update")
+        .execute(),
+    );
+    expect(audit).toEqual([
+      { action: "monitor_alerts.update", target: monitorSlug, actor_label: "admin@example.com" },
+    ]);
     const bad = await api(as.admin, "PUT", url, { actions: [], failureThreshold: 0 });
     expect(bad.status).toBe(400);
     expect(bad.json.detail).toMatch(/^failureThreshold: /);

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { OrgGrant } from "../../api/access";
 import { jsonBody } from "../../api/handler";
+import { apiAuditActor } from "../../audit/actor";
+import { recordAudit } from "../../audit/record";
 import type { Db } from "../../db/connection";
 import { AppError } from "../../errors";
 import { mailConfigured } from "../../mail/transport";
@@ -122,14 +124,27 @@ export async function updateMonitorAlertsResponse(
       if (problem) throw new AppError("bad_request", `actions.${i}.url: ${problem}`);
     }
   }
-  await db.kysely
-    .updateTable("monitors")
-    .set({
-      alert_actions: JSON.stringify(body.actions),
-      alert_failure_threshold: body.failureThreshold,
-    })
-    .where("id", "=", m.id)
-    .execute();
+  const actor = await apiAuditActor(db, grant, request);
+  await db.kysely.transaction().execute(async (trx) => {
+    await trx
+      .updateTable("monitors")
+      .set({
+        alert_actions: JSON.stringify(body.actions),
+        alert_failure_threshold: body.failureThreshold,
+      })
+      .where("id", "=", m.id)
+      .execute();
+    await recordAudit(trx, {
+      orgId: grant.org.id,
+      actor,
+      action: "monitor_alerts.update",
+      target: m.slug,
+      details: {
+        channels: body.actions.map((a) => String(a.id ?? "")),
+        failureThreshold: body.failureThreshold,
+      },
+    });
+  });
   return monitorAlertsResponse(db, grant, slug);
 }
 
