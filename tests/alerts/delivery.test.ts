@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EMAIL_ACTION, WEBHOOK_ACTIONS } from "../../src/alerts/delivery/actions";
 import { deliveryLog } from "../../src/alerts/delivery/log";
-import { AlertSender } from "../../src/alerts/delivery/sender";
+import { AlertSender, pruneDeliveries } from "../../src/alerts/delivery/sender";
 import { saveNotificationSettings } from "../../src/alerts/delivery/settings";
 import { sendTestNotification } from "../../src/alerts/delivery/test-notification";
 import { createAuth } from "../../src/auth/auth";
@@ -455,6 +455,46 @@ describe.each(dialects)("alert delivery on $name", ({ create }) => {
         actions: [{ id: "sentry.rules.actions.Nope" }],
       }),
     ).rejects.toThrow(/actions\.0: unknown action id/);
+  });
+
+  it("finished deliveries older than 31 days are pruned with their attempts; pending ones stay", async () => {
+    const old = Date.now() - 40 * 24 * HOUR;
+    const done = await enqueue({ id: WEBHOOK_ACTIONS.webhook, url: `${rx.url}/old` });
+    const waiting = await enqueue({ id: WEBHOOK_ACTIONS.webhook, url: `${rx.url}/old` });
+    await db.kysely
+      .updateTable("alert_outbox")
+      .set({ created_at: old, status: "delivered" })
+      .where("id", "=", done.id)
+      .execute();
+    await db.kysely
+      .updateTable("alert_outbox")
+      .set({ created_at: old, next_attempt_at: Date.now() + HOUR })
+      .where("id", "=", waiting.id)
+      .execute();
+    await db.kysely
+      .insertInto("alert_delivery_attempts")
+      .values({
+        outbox_id: done.id,
+        attempted_at: old,
+        duration_ms: 5,
+        http_status: 200,
+        outcome: "ok",
+        error: null,
+      })
+      .execute();
+    expect(await pruneDeliveries(db, Date.now())).toBeGreaterThanOrEqual(1);
+    const left = await db.kysely
+      .selectFrom("alert_outbox")
+      .select("id")
+      .where("id", "in", [done.id, waiting.id])
+      .execute();
+    expect(left.map((r) => Number(r.id))).toEqual([waiting.id]);
+    expect(await attemptsOf(done.id)).toEqual([]);
+    await db.kysely
+      .updateTable("alert_outbox")
+      .set({ status: "failed" })
+      .where("id", "=", waiting.id)
+      .execute();
   });
 
   it("storm guard: 10,000 alerts in a minute → the hourly limit, then one digest naming every issue", async () => {

@@ -66,6 +66,7 @@ export class AlertSender {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private lastDigestCheck = 0;
+  private lastPrune = 0;
   private stopped = false;
   private claims = 0;
 
@@ -135,6 +136,10 @@ export class AlertSender {
     if (now - this.lastDigestCheck >= 30_000 || now < this.lastDigestCheck) {
       this.lastDigestCheck = now;
       await releaseDigests(this.db, now);
+    }
+    if (now - this.lastPrune >= HOUR) {
+      this.lastPrune = now;
+      await pruneDeliveries(this.db, now);
     }
     const room = this.o.concurrency - this.inFlight.size;
     if (room <= 0) return 0;
@@ -566,4 +571,34 @@ export async function releaseDigests(db: Db, now: number): Promise<number> {
     });
   }
   return made;
+}
+
+/** Finished deliveries are kept this long (past the longest action interval, 30 days). */
+export const KEEP_DELIVERIES_MS = 31 * 24 * HOUR;
+
+/**
+ * Deletes delivered, failed and digested rows older than KEEP_DELIVERIES_MS with their
+ * attempts, a thousand at a time (at most 20,000 a run). Their dedupe keys are past every
+ * action interval by then.
+ */
+export async function pruneDeliveries(db: Db, now: number): Promise<number> {
+  let deleted = 0;
+  for (let round = 0; round < 20; round++) {
+    const old = await db.kysely
+      .selectFrom("alert_outbox")
+      .select("id")
+      .where("status", "in", ["delivered", "failed", "digested"])
+      .where("created_at", "<", now - KEEP_DELIVERIES_MS)
+      .limit(1000)
+      .execute();
+    if (old.length === 0) break;
+    const ids = old.map((r) => Number(r.id));
+    await db.kysely.transaction().execute(async (trx) => {
+      await trx.deleteFrom("alert_delivery_attempts").where("outbox_id", "in", ids).execute();
+      await trx.deleteFrom("alert_outbox").where("id", "in", ids).execute();
+    });
+    deleted += ids.length;
+    if (ids.length < 1000) break;
+  }
+  return deleted;
 }
