@@ -81,8 +81,10 @@ export async function decideAlerts(
   if (candidates.length === 0) return 0;
 
   const now = Math.max(...issues.flatMap((i) => i.events.map((e) => e.receivedAt)));
-  await readCounters(trx, candidates, now);
-  const decided = candidates.filter((c) => c.reason !== undefined);
+  const due = await withoutRecentFires(trx, candidates, now);
+  if (due.length === 0) return 0;
+  await readCounters(trx, due, now);
+  const decided = due.filter((c) => c.reason !== undefined);
   if (decided.length === 0) return 0;
   return writeDecisions(trx, decided, now);
 }
@@ -221,6 +223,53 @@ async function latestReleases(
   return out;
 }
 
+/**
+ * When each (rule, issue) last fired, as committed in `alert_rule_fires`, per database: a
+ * pair that fired within its rule's interval is dropped before its counters are read or its
+ * claim tried, so a busy issue costs no statement per batch. Only values read from the table
+ * are kept (never this batch's own claims, which could still roll back); the claim stays the
+ * authority, and a lost claim forgets the pair so the next batch reads it again.
+ */
+const firesByDb = new WeakMap<object, Map<string, number>>();
+const FIRES_MAX = 200_000;
+
+function firesOf(trx: Transaction<Database>): Map<string, number> {
+  const adapter = trx.getExecutor().adapter;
+  let fires = firesByDb.get(adapter);
+  if (!fires) {
+    fires = new Map();
+    firesByDb.set(adapter, fires);
+  }
+  return fires;
+}
+
+async function withoutRecentFires(
+  trx: Transaction<Database>,
+  candidates: Candidate[],
+  now: number,
+): Promise<Candidate[]> {
+  const fires = firesOf(trx);
+  if (fires.size > FIRES_MAX) fires.clear();
+  const unknown = candidates.filter((c) => !fires.has(`${c.rule.id}:${c.issue.issueId}`));
+  if (unknown.length > 0) {
+    const ruleIds = [...new Set(unknown.map((c) => c.rule.id))];
+    const issueIds = [...new Set(unknown.map((c) => c.issue.issueId))];
+    for (const c of unknown) fires.set(`${c.rule.id}:${c.issue.issueId}`, 0);
+    for (let i = 0; i < issueIds.length; i += 500) {
+      const rows = await trx
+        .selectFrom("alert_rule_fires")
+        .select(["rule_id", "issue_id", "last_fired_at"])
+        .where("rule_id", "in", ruleIds)
+        .where("issue_id", "in", issueIds.slice(i, i + 500))
+        .execute();
+      for (const r of rows) fires.set(`${r.rule_id}:${r.issue_id}`, Number(r.last_fired_at));
+    }
+  }
+  return candidates.filter(
+    (c) => (fires.get(`${c.rule.id}:${c.issue.issueId}`) ?? 0) <= now - c.rule.frequency * 60_000,
+  );
+}
+
 /** Reads the counters the pending conditions need (a statement per kind and interval). */
 async function readCounters(
   trx: Transaction<Database>,
@@ -330,7 +379,12 @@ async function writeDecisions(
         .returning("issue_id")
         .execute();
       const claimed = new Set(rows.map((r) => Number(r.issue_id)));
-      for (const c of chunk) if (claimed.has(c.issue.issueId)) won.push(c);
+      const fires = firesOf(trx);
+      for (const c of chunk) {
+        // Claimed: read back committed next batch. Lost to another worker: read again too.
+        fires.delete(`${ruleId}:${c.issue.issueId}`);
+        if (claimed.has(c.issue.issueId)) won.push(c);
+      }
     }
   }
   if (won.length === 0) return 0;
