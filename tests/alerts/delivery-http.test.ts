@@ -163,7 +163,7 @@ describe("alert delivery over REST", () => {
       expect(t.status).toBe("pending");
       expect(t.channel).toBe("Email: all members");
     }
-    // The sender has looked at them by now (it polls every second): they wait, unattempted.
+    // The sender has looked at them by now (it polls twice a second): they wait, unattempted.
     await new Promise((r) => setTimeout(r, 2500));
     const again = await api(
       as.owner,

@@ -77,7 +77,7 @@ export class AlertSender {
     const config = env();
     this.o = {
       concurrency: options.concurrency ?? 16,
-      pollMs: options.pollMs ?? 1000,
+      pollMs: options.pollMs ?? 500,
       leaseMs: options.leaseMs ?? config.FAULTLINE_ALERT_LEASE_SECONDS * 1000,
       retryBaseMs: options.retryBaseMs ?? 30_000,
       retryMaxMs: options.retryMaxMs ?? HOUR,
