@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRule } from "../src/alerts/rules/mutations";
+import { pruneAlertState } from "../src/alerts/rules/prune";
 import {
   ACTION,
   CONDITION,
@@ -397,6 +398,51 @@ describe.each(dialects)("alert rules on $name", ({ name, create }) => {
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((r) => r.dedupe_key)).size).toBe(2);
     expect(rows.map((r) => JSON.parse(r.action).id)).toEqual([ACTION.webhook, ACTION.discord]);
+  });
+
+  it("prunes counters older than the longest interval and fires older than 30 days", async () => {
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
+    await p.db.kysely
+      .insertInto("issue_minute_counts")
+      .values([
+        { issue_id: 999_001, minute: minute - 8 * 1440, events: 3 },
+        { issue_id: 999_001, minute: minute - 6 * 1440, events: 4 },
+      ])
+      .execute();
+    await p.db.kysely
+      .insertInto("issue_minute_users")
+      .values([
+        { issue_id: 999_001, minute: minute - 8 * 1440, user_key: "a" },
+        { issue_id: 999_001, minute: minute - 10, user_key: "a" },
+      ])
+      .execute();
+    await p.db.kysely
+      .insertInto("alert_rule_fires")
+      .values([
+        { rule_id: 999_001, issue_id: 1, last_fired_at: now - 31 * 86_400_000 },
+        { rule_id: 999_001, issue_id: 2, last_fired_at: now - 29 * 86_400_000 },
+      ])
+      .execute();
+    expect(await pruneAlertState(p.db, now, 1)).toBe(3);
+    const counts = await p.db.kysely
+      .selectFrom("issue_minute_counts")
+      .select("events")
+      .where("issue_id", "=", 999_001)
+      .execute();
+    expect(counts.map((c) => Number(c.events))).toEqual([4]);
+    const users = await p.db.kysely
+      .selectFrom("issue_minute_users")
+      .select("minute")
+      .where("issue_id", "=", 999_001)
+      .execute();
+    expect(users.map((u) => Number(u.minute))).toEqual([minute - 10]);
+    const fires = await p.db.kysely
+      .selectFrom("alert_rule_fires")
+      .select("issue_id")
+      .where("rule_id", "=", 999_001)
+      .execute();
+    expect(fires.map((f) => Number(f.issue_id))).toEqual([2]);
   });
 
   it.runIf(name === "postgres")("two workers on PostgreSQL decide once per issue", async () => {

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { createRule } from "../src/alerts/rules/mutations";
+import { CONDITION, RuleInputSchema } from "../src/alerts/rules/schemas";
 import { openDb } from "../src/db/connection";
 import { postgresAvailable, postgresDatabase, type TestDatabase } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
@@ -7,7 +9,8 @@ import { type RunningServer, startServer, waitFor } from "./helpers/server";
 /**
  * Two Faultline processes on one PostgreSQL, both accepting and both processing under load:
  * workers claim queue rows with FOR UPDATE SKIP LOCKED, and every acknowledged envelope is
- * processed exactly once.
+ * processed exactly once, and alert rules decide once (issue 21): the default rule one
+ * new-issue row per issue, a frequency rule one row per issue within its interval.
  */
 const hasPostgres = await postgresAvailable();
 const base = realNodeErrorEvent();
@@ -25,6 +28,30 @@ describe.runIf(hasPostgres)("two processes on one PostgreSQL", () => {
     const env = { DATABASE_URL: database.url, FAULTLINE_PROCESSORS: "0" };
     servers.push(await startServer({ env }));
     servers.push(await startServer({ env }));
+    const projectId = Number(new URL(servers[0]?.dsn ?? "").pathname.slice(1));
+    const setupDb = openDb(database.url, { poolSize: 1 });
+    let frequencyRuleId: number;
+    try {
+      const project = await setupDb.kysely
+        .selectFrom("projects")
+        .select(["organization_id", "slug"])
+        .where("id", "=", projectId)
+        .executeTakeFirstOrThrow();
+      const rule = await createRule(
+        setupDb,
+        { orgId: Number(project.organization_id), projectId, projectSlug: project.slug },
+        RuleInputSchema.parse({
+          name: "every event, once an hour",
+          frequency: 60,
+          conditions: [{ id: CONDITION.frequency, value: 0, interval: "1h" }],
+          actions: [{ id: "faultline.actions.WebhookAction", url: "https://hooks.example.com/a" }],
+        }),
+        { userId: null, label: "scale-out test" },
+      );
+      frequencyRuleId = rule.id;
+    } finally {
+      await setupDb.close();
+    }
     const acknowledged: string[] = [];
     const deadline = Date.now() + 8_000;
 
@@ -82,6 +109,18 @@ describe.runIf(hasPostgres)("two processes on one PostgreSQL", () => {
         .where("project_id", "=", Number(new URL(servers[0]?.dsn ?? "").pathname.slice(1)))
         .executeTakeFirstOrThrow();
       expect(Number(accepted.n)).toBe(acknowledged.length);
+      const decisions = await db.kysely
+        .selectFrom("alert_outbox")
+        .innerJoin("alert_rules", "alert_rules.id", "alert_outbox.rule_id")
+        .select(["alert_outbox.rule_id", "alert_outbox.issue_id", "alert_outbox.reason"])
+        .where("alert_outbox.project_id", "=", projectId)
+        .execute();
+      const newIssue = decisions.filter((d) => d.reason === "new_issue");
+      const frequency = decisions.filter((d) => Number(d.rule_id) === frequencyRuleId);
+      expect(newIssue).toHaveLength(20);
+      expect(new Set(newIssue.map((d) => d.issue_id)).size).toBe(20);
+      expect(frequency).toHaveLength(20);
+      expect(new Set(frequency.map((d) => d.issue_id)).size).toBe(20);
       console.log(
         `[scale-out] ${acknowledged.length} envelopes through two processes, each stored once`,
       );

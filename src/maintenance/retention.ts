@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { type RawBuilder, sql } from "kysely";
+import { pruneAlertState } from "../alerts/rules/prune";
 import type { Db } from "../db/connection";
 
 /**
@@ -84,6 +85,9 @@ export async function runRetention(
     await job.deleteIssues(project.id, cutoff);
     if (job.stopped) break;
   }
+  // Alert counters and fires outlive no rule's interval, whatever the projects' retention.
+  if (!job.stopped && options.tables === undefined)
+    await pruneAlertState(db, now, options.batchSize, options.shouldStop);
   return summary;
 }
 
