@@ -1,6 +1,7 @@
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AlertSender } from "./src/alerts/delivery/sender";
 import { resolveClientIp } from "./src/auth/client-ip";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
@@ -62,6 +63,9 @@ async function main(): Promise<void> {
   if (ingest && workers) ingest.context.queue.onCommitted = () => workers.wake();
   const missedCheckIns = runsWorkers ? new MissedCheckInDetector(db) : undefined;
   missedCheckIns?.start();
+  // Alert delivery (src/alerts/delivery/sender.ts): every worker-role process sends.
+  const alertSender = runsWorkers ? new AlertSender(db) : undefined;
+  alertSender?.start();
 
   // Where the main thread also accepts ingest, Next gets the web thread; in role web it
   // runs here, since this thread has no ingest to keep free.
@@ -146,6 +150,7 @@ async function main(): Promise<void> {
     await ingest?.stop();
     await workers?.stop();
     await missedCheckIns?.stop();
+    await alertSender?.stop();
     await db.close();
     console.log("[server] stopped");
     process.exit(0);

@@ -150,6 +150,22 @@ const EnvSchema = z.object({
     .enum(["0", "1"])
     .default("0")
     .transform((v) => v === "1"),
+  /**
+   * `1` lets alert webhooks reach loopback, link-local, private and other reserved addresses
+   * (receivers inside the company network). Off, such URLs are refused when a rule is saved
+   * and again when the sender connects (src/alerts/delivery/ssrf.ts).
+   */
+  FAULTLINE_ALLOW_PRIVATE_WEBHOOKS: z
+    .enum(["0", "1"])
+    .default("0")
+    .transform((v) => v === "1"),
+  /** Per alert rule (or cron monitor) and channel, messages per hour; past it, an hourly digest. */
+  FAULTLINE_ALERTS_PER_HOUR: z.coerce.number().int().min(1).max(100_000).default(60),
+  /**
+   * How long a sender's claim on an alert delivery lasts: a sender killed mid-delivery leaves
+   * it to another (or to itself after a restart) once this has passed.
+   */
+  FAULTLINE_ALERT_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(120),
   /** The From of Faultline's mail. */
   FAULTLINE_EMAIL_FROM: z.string().min(3).default("Faultline <faultline@localhost>"),
   /** Live tail of logs (src/logs/tail.ts): subscribers per process, per organization, and

@@ -51,6 +51,8 @@ export interface Database {
   releases: ReleaseTable;
   release_projects: ReleaseProjectTable;
   release_deploys: ReleaseDeployTable;
+  alert_storm_counts: AlertStormCountTable;
+  notification_settings: NotificationSettingTable;
 }
 
 export interface OrganizationTable {
@@ -295,6 +297,13 @@ export interface MonitorTable {
   created_at: number;
   /** 1 when muted from the crons page (migration 018). */
   muted: Generated<number>;
+  /** Migration 020 (src/alerts/delivery/monitor-alerts.ts): JSON actions; null → email members. */
+  alert_actions: Generated<string | null>;
+  alert_failure_threshold: Generated<number>;
+  alert_failures: Generated<number>;
+  alert_state: Generated<string>;
+  alert_incident: Generated<number>;
+  alert_secret: Generated<string | null>;
 }
 
 export type CheckInStatus = "ok" | "error" | "in_progress" | "missed";
@@ -524,6 +533,27 @@ export interface AlertOutboxTable {
   last_error: string | null;
   created_at: number;
   delivered_at: number | null;
+  /** Migration 020: the claiming sender's token, the storm guard's hold and digest. */
+  claimed_by: Generated<string | null>;
+  held_hour: Generated<number | null>;
+  digest_id: Generated<number | null>;
+  storm_key: Generated<string | null>;
+}
+
+/** Storm guard (migration 020): messages sent per rule/monitor and channel and hour. */
+export interface AlertStormCountTable {
+  storm_key: string;
+  hour: number;
+  sent: number;
+}
+
+/** Per-user alert email settings (migration 020, src/alerts/delivery/settings.ts). */
+export interface NotificationSettingTable {
+  user_id: string;
+  none: Generated<number>;
+  assigned: Generated<number>;
+  projects: Generated<string>;
+  updated_at: number;
 }
 
 export interface AlertDeliveryAttemptTable {

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { recordMonitorOutcomes } from "../alerts/delivery/monitor-alerts";
 import type { Db } from "../db/connection";
 import { nextExpected } from "./schedule";
 import { scheduleOf } from "./schedule-of";
@@ -73,6 +74,13 @@ export async function detectMissedCheckIns(db: Db, now = Date.now()): Promise<nu
           })),
         )
         .execute();
+      // One alert per incident (src/alerts/delivery/monitor-alerts.ts), decided here.
+      await recordMonitorOutcomes(
+        trx,
+        m.id,
+        missed.map(() => "missed" as const),
+        now,
+      );
       return missed.length;
     });
   }

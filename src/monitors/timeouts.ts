@@ -1,3 +1,4 @@
+import { recordMonitorOutcomes } from "../alerts/delivery/monitor-alerts";
 import type { Db } from "../db/connection";
 
 /**
@@ -43,6 +44,7 @@ export async function detectTimedOutCheckIns(db: Db, now = Date.now()): Promise<
         .set({ status: "error" })
         .where("id", "=", c.monitor_id)
         .execute();
+      await recordMonitorOutcomes(trx, c.monitor_id, ["error"], now);
       return 1;
     });
     timedOut += updated;

@@ -348,4 +348,31 @@ export const API_ROUTES: ApiRouteCase[] = [
     need: "project:write",
     ok: [404],
   },
+  // Alert delivery (issue-21-delivery).
+  {
+    method: "GET",
+    path: "/api/0/projects/{org}/{project}/alert-deliveries/",
+    need: "alerts:read",
+    ok: [200, 400],
+  },
+  {
+    method: "POST",
+    path: "/api/0/projects/{org}/{project}/rule-actions/",
+    need: "alerts:write",
+    ok: [400, 404],
+    body: {},
+  },
+  {
+    method: "GET",
+    path: "/api/0/organizations/{org}/monitors/no-such-monitor/alerts/",
+    need: "alerts:read",
+    ok: [404],
+  },
+  {
+    method: "PUT",
+    path: "/api/0/organizations/{org}/monitors/no-such-monitor/alerts/",
+    need: "alerts:write",
+    ok: [404, 400],
+    body: {},
+  },
 ];

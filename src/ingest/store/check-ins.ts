@@ -1,4 +1,5 @@
 import { sql, type Transaction } from "kysely";
+import { type MonitorOutcome, recordMonitorOutcomes } from "../../alerts/delivery/monitor-alerts";
 import type { CheckInStatus, Database, MonitorStatus } from "../../db/schema";
 import { nextExpected } from "../../monitors/schedule";
 import { scheduleOf } from "../../monitors/schedule-of";
@@ -50,6 +51,8 @@ export async function storeCheckIns(
 
   const touched = new Map<number, { status?: MonitorStatus; last: number; newest?: number }>();
   const rows = [];
+  /** Finished check-ins per monitor, in arrival order: what cron monitor alerts decide on. */
+  const outcomes = new Map<number, MonitorOutcome[]>();
   for (const m of list) {
     const monitorId = ids(m.record);
     const old = existing.get(`${monitorId}\u0000${m.record.checkInId}`);
@@ -74,7 +77,12 @@ export async function storeCheckIns(
       expected_at: null,
     });
     t.last = Math.max(t.last, m.updatedAt);
-    if (m.status !== "in_progress") t.status = m.status;
+    if (m.status !== "in_progress") {
+      t.status = m.status;
+      const list = outcomes.get(monitorId) ?? [];
+      list.push(m.status === "ok" ? "ok" : "error");
+      outcomes.set(monitorId, list);
+    }
     if (!old) t.newest = Math.max(t.newest ?? 0, m.receivedAt);
   }
   for (let i = 0; i < rows.length; i += 200) {
@@ -91,6 +99,7 @@ export async function storeCheckIns(
       .execute();
   }
   await updateMonitors(touched, trx);
+  for (const [monitorId, list] of outcomes) await recordMonitorOutcomes(trx, monitorId, list);
 }
 
 /** Records of one check-in within the batch become one row: first arrival, last status. */

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { z } from "zod";
+import { RuleDeliveryLog } from "@/components/alerts/delivery-log";
 import { RuleEditor } from "@/components/alerts/rule-editor";
 import { findRule } from "@/src/alerts/rules/queries";
 import { can } from "@/src/auth/permissions";
@@ -11,6 +12,7 @@ import { mailConfigured } from "@/src/mail/transport";
 import { findOrgProject } from "@/src/projects/queries";
 import { OrgNav, page } from "../../../org-nav";
 import { deleteRule, saveRule } from "../../actions";
+import { sendTestNotificationAction } from "../../delivery-actions";
 
 export const metadata: Metadata = { title: "Alert rule · Faultline" };
 
@@ -24,11 +26,20 @@ const Params = z.object({
 });
 
 /** One rule: the editor (read-only for members and viewers) and its recent deliveries. */
+const TEST_MESSAGES: Record<string, string> = {
+  sent: "Test notification queued: its deliveries appear below.",
+  failed: "The test notification could not be queued.",
+  not_found: "The rule was not found.",
+};
+
 export default async function RulePage({
   params,
+  searchParams,
 }: {
   params: Promise<{ org: string; project: string; ruleId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
+  const { test } = await searchParams;
   const parsed = Params.safeParse(await params);
   if (!parsed.success) notFound();
   const ctx = await withOrg(parsed.data.org, { need: "org.read" });
@@ -82,13 +93,23 @@ export default async function RulePage({
           </form>
         </>
       )}
-      {/* Slot for the delivery work (branch issue-21-delivery): its recent deliveries and
-          failures of this rule, and "Send a test notification", go here at merge. */}
-      <section aria-labelledby="deliveries" className="mt-6" data-slot="recent-deliveries">
-        <h2 id="deliveries" className="mb-1 font-medium">
-          Recent deliveries
-        </h2>
-        <p className="text-xs text-muted">The delivery log of this rule appears here.</p>
+      <section className="mt-6 grid gap-3" data-slot="recent-deliveries">
+        {writable && (
+          <form action={sendTestNotificationAction}>
+            <input type="hidden" name="org" value={ctx.org.slug} />
+            <input type="hidden" name="project" value={project.slug} />
+            <input type="hidden" name="ruleId" value={rule.id} />
+            <button type="submit" className="rounded border border-line px-2 py-1 hover:bg-raised">
+              Send a test notification
+            </button>
+          </form>
+        )}
+        {typeof test === "string" && TEST_MESSAGES[test] && (
+          <p role="status" className="text-sm">
+            {TEST_MESSAGES[test]}
+          </p>
+        )}
+        <RuleDeliveryLog orgId={ctx.org.id} orgSlug={ctx.org.slug} ruleId={rule.id} />
       </section>
     </main>
   );
