@@ -14,6 +14,7 @@ import * as m012 from "./migrations/012-alerts";
 import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
+import * as m019 from "./migrations/019-feedback-status";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "014-issue-search": m014,
   "015-triage-team": m015,
   "016-data-safety": m016,
+  "019-feedback-status": m019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
