@@ -73,7 +73,10 @@ export function RangeFilters({
           ))}
         </select>
       </label>
-      <button type="submit" className="rounded border border-line px-3 py-1 text-sm hover:bg-raised">
+      <button
+        type="submit"
+        className="rounded border border-line px-3 py-1 text-sm hover:bg-raised"
+      >
         Apply
       </button>
     </form>

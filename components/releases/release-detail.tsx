@@ -104,7 +104,9 @@ export function ReleaseDetailView({
             Environments
           </h2>
           {detail.environments.length === 0 ? (
-            <p className="text-xs text-muted">No sessions: set the SDK&apos;s environment option.</p>
+            <p className="text-xs text-muted">
+              No sessions: set the SDK&apos;s environment option.
+            </p>
           ) : (
             <table aria-label="Environments" className="w-full text-sm tabular-nums">
               <thead className="text-left text-xs text-muted">

@@ -32,9 +32,9 @@ export async function ReleaseTable({
   if (rows.length === 0)
     return (
       <SetupHint orgId={orgId} title="No releases yet" snippet={releaseSnippet}>
-        Releases appear when an SDK sends events or sessions with a <code>release</code> option
-        set. Server SDKs send one session per process or request; browser SDKs one per page
-        load — that gives crash-free rates and adoption.
+        Releases appear when an SDK sends events or sessions with a <code>release</code> option set.
+        Server SDKs send one session per process or request; browser SDKs one per page load — that
+        gives crash-free rates and adoption.
       </SetupHint>
     );
   return (
@@ -85,10 +85,16 @@ export async function ReleaseTable({
                   {r.lastEvent === null ? "—" : <RelativeTime ms={r.lastEvent} now={now} />}
                 </td>
                 <td className="py-1.5 pr-3 text-right tabular-nums">{r.newIssues}</td>
-                <td className="py-1.5 pr-3 text-right tabular-nums" title={`${r.crashed} of ${r.sessions} sessions crashed`}>
+                <td
+                  className="py-1.5 pr-3 text-right tabular-nums"
+                  title={`${r.crashed} of ${r.sessions} sessions crashed`}
+                >
                   {percent(sessionsCf)}
                 </td>
-                <td className="py-1.5 pr-3 text-right tabular-nums" title={`${r.crashedUsers} of ${r.users} users had a crash`}>
+                <td
+                  className="py-1.5 pr-3 text-right tabular-nums"
+                  title={`${r.crashedUsers} of ${r.users} users had a crash`}
+                >
                   {percent(usersCf)}
                 </td>
                 <td className="py-1.5 pr-3 text-right tabular-nums">{percent(r.adoption, 1)}</td>

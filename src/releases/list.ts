@@ -53,11 +53,13 @@ export async function listReleases(
   versions?: string[],
 ): Promise<ReleaseRow[]> {
   const k = db.kysely;
-  const orgProjects = (await k
-    .selectFrom("projects")
-    .select(["id", "slug"])
-    .where("organization_id", "=", filter.orgId)
-    .execute()).map((p) => ({ id: Number(p.id), slug: p.slug }));
+  const orgProjects = (
+    await k
+      .selectFrom("projects")
+      .select(["id", "slug"])
+      .where("organization_id", "=", filter.orgId)
+      .execute()
+  ).map((p) => ({ id: Number(p.id), slug: p.slug }));
   const projectIds = orgProjects
     .map((p) => p.id)
     .filter((id) => filter.projectId === undefined || id === filter.projectId);
@@ -153,7 +155,12 @@ export async function listReleases(
     .groupBy(["project_id", "release", "kind"]);
   let inPeriod = k
     .selectFrom("release_sessions")
-    .select((eb) => ["project_id as projectId", "release", "hour", eb.fn.sum<number>("sessions").as("n")])
+    .select((eb) => [
+      "project_id as projectId",
+      "release",
+      "hour",
+      eb.fn.sum<number>("sessions").as("n"),
+    ])
     .where("project_id", "in", projectIds)
     .where("hour", ">=", window.start)
     .where("hour", "<", window.end)

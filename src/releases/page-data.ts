@@ -15,7 +15,11 @@ type Raw = Record<string, string | string[] | undefined>;
 export async function parseReleaseFilters(db: Db, orgId: number, raw: Raw) {
   const { params, invalid } = parseFields(
     raw,
-    { project: projectSlugSchema.optional(), environment: environmentSchema.optional(), period: periodSchema },
+    {
+      project: projectSlugSchema.optional(),
+      environment: environmentSchema.optional(),
+      period: periodSchema,
+    },
     { project: undefined, environment: undefined, period: "14d" as Period },
   );
   const projects = await listProjectOptions(db, orgId);

@@ -34,12 +34,10 @@ export default async function ReleasesPage({
       />
       <p className="mb-2 text-xs text-muted">
         Crash-free rates count all of a release&apos;s sessions; adoption and the chart are the
-        selected time range. <Link href={`/${ctx.org.slug}/stats?category=session`}>Session usage</Link>
+        selected time range.{" "}
+        <Link href={`/${ctx.org.slug}/stats?category=session`}>Session usage</Link>
       </p>
-      <Suspense
-        key={JSON.stringify(p)}
-        fallback={<p className="text-muted">Loading releases…</p>}
-      >
+      <Suspense key={JSON.stringify(p)} fallback={<p className="text-muted">Loading releases…</p>}>
         <ReleaseTable
           orgId={ctx.org.id}
           orgSlug={ctx.org.slug}
