@@ -31,15 +31,18 @@ export async function parseReleaseFilters(db: Db, orgId: number, raw: Raw) {
   return { params, invalid, projects, projectId: project?.id };
 }
 
-/** A release version in a URL segment: any text an SDK may send (≤ 200 characters). */
+/**
+ * A release version in a URL segment: any text an SDK may send (≤ 200 characters). Links
+ * encode it with encodeURIComponent; a segment that is not valid percent-encoding is taken
+ * as it stands.
+ */
 export const versionSegment = z
   .string()
-  .transform((s, ctx) => {
+  .transform((s) => {
     try {
       return decodeURIComponent(s);
     } catch {
-      ctx.addIssue({ code: "custom", message: "not a release" });
-      return z.NEVER;
+      return s;
     }
   })
   .pipe(z.string().min(1).max(200));
