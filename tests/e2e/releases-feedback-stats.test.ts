@@ -226,7 +226,20 @@ describe.each(dialects)("releases, feedback and stats pages on $name", ({ create
       const r1 = rows.find((x) => x.release === R1);
       expect(r1?.text).toContain("66.67%");
       expect(r1?.text).toContain("60.0%");
-      expect(Number(r1?.newIssues)).toBe(1);
+      // New issues: issues whose earliest event carried the release (the crash and the
+      // handled error, both first seen in release 1).
+      const events = await db.kysely
+        .selectFrom("events")
+        .select(["issue_id", "timestamp", "release"])
+        .orderBy("timestamp")
+        .execute();
+      const firstRelease = new Map<number, string | null>();
+      for (const e of events)
+        if (!firstRelease.has(Number(e.issue_id))) firstRelease.set(Number(e.issue_id), e.release);
+      const newIn = (v: string) => [...firstRelease.values()].filter((r) => r === v).length;
+      expect(newIn(R1)).toBe(2);
+      expect(Number(r1?.newIssues)).toBe(newIn(R1));
+      expect(Number(rows.find((x) => x.release === R2)?.newIssues)).toBe(newIn(R2));
       // The hostile name is text: shown literally, no element made of it, nothing ran.
       await table.getByText(R2, { exact: true }).waitFor();
       expect(await page.locator("img[onerror]").count()).toBe(0);
