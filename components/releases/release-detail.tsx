@@ -114,7 +114,7 @@ export function ReleaseDetailView({
                   <th className="pr-3 font-medium">Environment</th>
                   <th className="pr-3 text-right font-medium">Sessions</th>
                   <th className="pr-3 text-right font-medium">Crash-free</th>
-                  <th className="pr-3 font-medium">Last session</th>
+                  <th className="pr-3 font-medium">Last hour with sessions</th>
                 </tr>
               </thead>
               <tbody>
