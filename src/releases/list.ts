@@ -94,17 +94,17 @@ export async function listReleases(
   const byVersion = new Map<string, { firstSeen: number; projects: Set<number> }>();
   // Sessions are kept per hour: their start of hour stands in only for releases no event
   // has named yet (an event's first sighting is to the millisecond).
-  const fromEvents = new Set<string>();
+  const seenInEvents = new Set<string>();
   for (const r of seenRows) {
     const e = byVersion.get(r.version) ?? { firstSeen: Number(r.firstSeen), projects: new Set() };
     e.firstSeen = Math.min(e.firstSeen, Number(r.firstSeen));
     e.projects.add(Number(r.projectId));
     byVersion.set(r.version, e);
-    fromEvents.add(r.version);
+    seenInEvents.add(r.version);
   }
   for (const r of sessionSeen) {
     const e = byVersion.get(r.version) ?? { firstSeen: Number(r.firstSeen), projects: new Set() };
-    if (!fromEvents.has(r.version)) e.firstSeen = Math.min(e.firstSeen, Number(r.firstSeen));
+    if (!seenInEvents.has(r.version)) e.firstSeen = Math.min(e.firstSeen, Number(r.firstSeen));
     e.projects.add(Number(r.projectId));
     byVersion.set(r.version, e);
   }
