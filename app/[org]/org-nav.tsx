@@ -1,39 +1,34 @@
 import Link from "next/link";
 import type { CSSProperties } from "react";
 import { signOut } from "@/app/(auth)/sign-in/actions";
-import { can } from "@/src/auth/permissions";
 import type { OrgContext } from "@/src/auth/with-org";
 
-type Section = "issues" | "projects" | "members" | "audit";
+/** The sections of an organization; the sidebar (app/[org]/layout.tsx) marks the current one. */
+export type Section =
+  | "issues"
+  | "performance"
+  | "traces"
+  | "logs"
+  | "crons"
+  | "releases"
+  | "feedback"
+  | "alerts"
+  | "stats"
+  | "projects"
+  | "members"
+  | "audit";
 
-/** The header of an organization's pages: where you are, who you are, a way out. */
+/**
+ * The header of an organization's pages: who you are and a way out. The sections are in the
+ * sidebar of the organization's layout; `current` is kept on the element for tests and styles.
+ */
 export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
-  const base = `/${ctx.org.slug}`;
-  const links: { key: Section; href: string; label: string }[] = [
-    { key: "issues", href: `${base}/issues`, label: "Issues" },
-    { key: "projects", href: `${base}/projects`, label: "Projects" },
-    { key: "members", href: `${base}/settings/members`, label: "Members" },
-    ...(can(ctx.role, "org.write")
-      ? [{ key: "audit" as const, href: `${base}/settings/audit-log`, label: "Audit log" }]
-      : []),
-  ];
   return (
-    <header className="mb-4 flex flex-wrap items-center justify-between gap-3 border-b border-line pb-2">
-      <nav aria-label="Organization" className="flex items-center gap-4">
-        <Link href={base} className="font-semibold text-fg no-underline">
-          {ctx.org.name}
-        </Link>
-        {links.map((link) => (
-          <Link
-            key={link.key}
-            href={link.href}
-            aria-current={link.key === current ? "page" : undefined}
-            className={link.key === current ? "font-medium text-fg" : "text-muted hover:text-fg"}
-          >
-            {link.label}
-          </Link>
-        ))}
-      </nav>
+    <header
+      className="mb-4 flex flex-wrap items-center justify-between gap-3 border-b border-line pb-2"
+      data-section={current}
+    >
+      <span className="text-muted">{ctx.org.name}</span>
       <form action={signOut} className="flex items-center gap-3 text-muted">
         <span>
           {ctx.user.email} ({ctx.role})

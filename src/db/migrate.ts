@@ -11,6 +11,7 @@ import * as m008 from "./migrations/008-event-blocks";
 import * as m009 from "./migrations/009-queue-lz4";
 import * as m010 from "./migrations/010-audit-log";
 import * as m012 from "./migrations/012-alerts";
+import * as m013 from "./migrations/013-perf-traces";
 import * as m014 from "./migrations/014-issue-search";
 import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "009-queue-lz4": m009,
   "010-audit-log": m010,
   "012-alerts": m012,
+  "013-perf-traces": m013,
   "014-issue-search": m014,
   "015-triage-team": m015,
   "016-data-safety": m016,

@@ -1,0 +1,214 @@
+import { sql } from "kysely";
+import type { Db } from "../db/connection";
+import type { PageFilters } from "../ui/page-filters";
+import { perBucket, segmentRows, sortNum } from "./queries";
+import { type DurationStats, durationStats, isFailure, percentile } from "./stats";
+
+/** One transaction (name + project) over the selection: what takes its time, and who fails. */
+export const HISTOGRAM_BINS = 20;
+export const TRACE_LIST = 10;
+
+export interface TraceRef {
+  trace_id: string;
+  span_id: string;
+  event_id: string | null;
+  duration: number;
+  status: string | null;
+  start_timestamp: number;
+  release: string | null;
+  environment: string | null;
+}
+
+export interface TransactionSummary {
+  stats: DurationStats & { tpm: number };
+  histogram: { from: number; to: number; count: number }[];
+  series: {
+    timestamps: number[];
+    p50: (number | null)[];
+    p75: (number | null)[];
+    p95: (number | null)[];
+  };
+  slowest: TraceRef[];
+  recent: TraceRef[];
+  issues: { id: number; title: string; level: string; events: number }[];
+  ops: { op: string; count: number; total: number; share: number }[];
+  truncated: boolean;
+}
+
+export async function transactionSummary(
+  db: Db,
+  filters: PageFilters,
+  projectId: number,
+  name: string,
+  release: string | null,
+): Promise<TransactionSummary> {
+  const q = { filters, release, transaction: { projectId, name } };
+  const [{ rows, truncated }, slowest, recent, issues, ops] = await Promise.all([
+    segmentRows(db, q),
+    traceRefs(db, filters, projectId, name, release, "duration"),
+    traceRefs(db, filters, projectId, name, release, "start_timestamp"),
+    transactionIssues(db, filters, projectId, name, release),
+    opShares(db, filters, projectId, name, release),
+  ]);
+  const minutes = Math.max((filters.toMs - filters.fromMs) / 60_000, 1 / 60);
+  const durations = rows.map((r) => r.duration);
+  const buckets = perBucket(rows, filters);
+  const sortedBuckets = buckets.durations.map(sortNum);
+  return {
+    stats: {
+      ...durationStats(durations, rows.filter((r) => isFailure(r.status)).length),
+      tpm: rows.length / minutes,
+    },
+    histogram: histogram(durations),
+    series: {
+      timestamps: buckets.timestamps,
+      p50: sortedBuckets.map((d) => percentile(d, 0.5)),
+      p75: sortedBuckets.map((d) => percentile(d, 0.75)),
+      p95: sortedBuckets.map((d) => percentile(d, 0.95)),
+    },
+    slowest,
+    recent,
+    issues,
+    ops,
+    truncated,
+  };
+}
+
+/** Equal-width bins from the fastest to the slowest duration. */
+export function histogram(durations: number[]): { from: number; to: number; count: number }[] {
+  if (durations.length === 0) return [];
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const d of durations) {
+    if (d < min) min = d;
+    if (d > max) max = d;
+  }
+  const width = max > min ? (max - min) / HISTOGRAM_BINS : 1;
+  const bins = Array.from({ length: max > min ? HISTOGRAM_BINS : 1 }, (_, i) => ({
+    from: min + i * width,
+    to: min + (i + 1) * width,
+    count: 0,
+  }));
+  for (const d of durations) {
+    const i = Math.min(Math.floor((d - min) / width), bins.length - 1);
+    (bins[i] as { count: number }).count += 1;
+  }
+  return bins;
+}
+
+function segmentsOf(
+  db: Db,
+  filters: PageFilters,
+  projectId: number,
+  name: string,
+  release: string | null,
+) {
+  let query = db.kysely
+    .selectFrom("spans")
+    .where("is_segment", "=", 1)
+    .where("project_id", "=", projectId)
+    .where("start_timestamp", ">=", filters.fromMs)
+    .where("start_timestamp", "<", filters.toMs)
+    .where((eb) =>
+      eb.or([
+        eb("segment_name", "=", name),
+        eb.and([eb("segment_name", "is", null), eb("name", "=", name)]),
+      ]),
+    );
+  if (filters.environment) query = query.where("environment", "=", filters.environment);
+  if (release) query = query.where("release", "=", release);
+  return query;
+}
+
+async function traceRefs(
+  db: Db,
+  filters: PageFilters,
+  projectId: number,
+  name: string,
+  release: string | null,
+  by: "duration" | "start_timestamp",
+): Promise<TraceRef[]> {
+  const rows = await segmentsOf(db, filters, projectId, name, release)
+    .select([
+      "trace_id",
+      "span_id",
+      "event_id",
+      "duration",
+      "status",
+      "start_timestamp",
+      "release",
+      "environment",
+    ])
+    .orderBy(by, "desc")
+    .orderBy("id", "desc")
+    .limit(TRACE_LIST)
+    .execute();
+  return rows.map((r) => ({
+    ...r,
+    duration: Number(r.duration),
+    start_timestamp: Number(r.start_timestamp),
+  }));
+}
+
+/** The issues whose events share a trace with this transaction in the range. */
+async function transactionIssues(
+  db: Db,
+  filters: PageFilters,
+  projectId: number,
+  name: string,
+  release: string | null,
+) {
+  const traces = segmentsOf(db, filters, projectId, name, release).select("trace_id");
+  const rows = await db.kysely
+    .selectFrom("events")
+    .innerJoin("issues", "issues.id", "events.issue_id")
+    .select([
+      "issues.id as id",
+      "issues.title as title",
+      "issues.level as level",
+      (eb) => eb.fn.countAll<number | string>().as("events"),
+    ])
+    .where("events.project_id", "in", filters.projectIds)
+    .where("events.trace_id", "in", traces)
+    .groupBy(["issues.id", "issues.title", "issues.level"])
+    .orderBy("events", "desc")
+    .limit(20)
+    .execute();
+  return rows.map((r) => ({ ...r, events: Number(r.events) }));
+}
+
+/** Child spans of this transaction by op: their total duration and share of all of it. */
+async function opShares(
+  db: Db,
+  filters: PageFilters,
+  projectId: number,
+  name: string,
+  release: string | null,
+) {
+  let query = db.kysely
+    .selectFrom("spans")
+    .select([
+      sql<string>`coalesce(op, 'default')`.as("op"),
+      (eb) => eb.fn.countAll<number | string>().as("count"),
+      (eb) => eb.fn.sum<number | string>("duration").as("total"),
+    ])
+    .where("is_segment", "=", 0)
+    .where("project_id", "=", projectId)
+    .where("segment_name", "=", name)
+    .where("start_timestamp", ">=", filters.fromMs)
+    .where("start_timestamp", "<", filters.toMs);
+  if (filters.environment) query = query.where("environment", "=", filters.environment);
+  if (release) query = query.where("release", "=", release);
+  const rows = await query
+    .groupBy(sql`coalesce(op, 'default')`)
+    .orderBy("total", "desc")
+    .limit(30)
+    .execute();
+  const all = rows.reduce((s, r) => s + Number(r.total), 0);
+  return rows.map((r) => ({
+    op: r.op,
+    count: Number(r.count),
+    total: Number(r.total),
+    share: all > 0 ? Number(r.total) / all : 0,
+  }));
+}
