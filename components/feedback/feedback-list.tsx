@@ -20,7 +20,7 @@ export async function FeedbackList({
   orgId,
   orgSlug,
   status,
-  projectId,
+  scope,
   before,
   canTriage,
   olderHref,
@@ -29,7 +29,7 @@ export async function FeedbackList({
   orgId: number;
   orgSlug: string;
   status: FeedbackStatus | "all";
-  projectId?: number;
+  scope: { projectIds: number[]; fromMs: number; toMs: number };
   before?: { receivedAt: number; id: number };
   canTriage: boolean;
   olderHref: (cursor: string) => string;
@@ -43,7 +43,7 @@ export async function FeedbackList({
         <code>Sentry.showReportDialog()</code>).
       </SetupHint>
     );
-  const items = await listOrgFeedback(getDb(), { orgId, status, projectId, before });
+  const items = await listOrgFeedback(getDb(), { orgId, status, scope, before });
   const now = Date.now();
   const last = items.at(-1);
   return (

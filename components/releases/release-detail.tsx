@@ -1,10 +1,9 @@
 import Link from "next/link";
+import { TimeSeriesChart } from "@/components/charts/time-series-chart";
 import { Badge } from "@/components/ui/badge";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { Sparkline } from "@/components/ui/sparkline";
 import type { IssueRef, ReleaseDetail } from "@/src/releases/detail";
 import { crashFreeRate } from "@/src/releases/list";
-import { PERIODS, type Period } from "@/src/releases/page-params";
 import { percent } from "./range-filters";
 
 function Figure({ label, value, name }: { label: string; value: string; name: string }) {
@@ -21,17 +20,18 @@ function Figure({ label, value, name }: { label: string; value: string; name: st
 export function ReleaseDetailView({
   detail,
   orgSlug,
-  period,
+  label,
+  bucketMs,
   now,
 }: {
   detail: ReleaseDetail;
   orgSlug: string;
-  period: Period;
+  label: string;
+  bucketMs: number;
   now: number;
 }) {
   const r = detail.release;
-  const label = PERIODS[period].label;
-  const bucketHours = (detail.health[1]?.t ?? 0) - (detail.health[0]?.t ?? 0);
+  const timestamps = detail.health.map((h) => h.t);
   return (
     <>
       <dl className="mb-4 grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-7">
@@ -47,7 +47,7 @@ export function ReleaseDetailView({
         />
         <Figure name="sessions" label="Sessions" value={String(r.sessions)} />
         <Figure name="users" label="Users" value={String(r.users)} />
-        <Figure name="adoption" label={`Adoption, ${label}`} value={percent(r.adoption, 1)} />
+        <Figure name="adoption" label="Adoption in range" value={percent(r.adoption, 1)} />
         <Figure name="new-issues" label="New issues" value={String(r.newIssues)} />
         <div className="rounded border border-line bg-surface px-3 py-2">
           <dt className="text-xs text-muted">First seen · last event</dt>
@@ -62,16 +62,43 @@ export function ReleaseDetailView({
           <h2 id="health-heading" className="mb-1.5 text-sm font-semibold">
             Health, {label}
           </h2>
-          <Sparkline
-            width={480}
-            height={48}
-            values={detail.health.map((h) => h.sessions)}
-            label={`${r.periodSessions} sessions in ${label}`}
-          />
+          <div className="grid gap-2">
+            <TimeSeriesChart
+              title="Sessions"
+              kind="bars"
+              height={120}
+              data={{
+                timestamps,
+                series: [
+                  { label: "Sessions", values: detail.health.map((h) => h.sessions) },
+                  { label: "Crashed", values: detail.health.map((h) => h.crashed) },
+                ],
+                unit: "count",
+                bucketMs,
+              }}
+            />
+            <TimeSeriesChart
+              title="Crash-free sessions"
+              height={120}
+              data={{
+                timestamps,
+                series: [
+                  {
+                    label: "Crash-free sessions",
+                    values: detail.health.map((h) =>
+                      h.crashFree === null ? null : 100 * h.crashFree,
+                    ),
+                  },
+                ],
+                unit: "%",
+                bucketMs,
+              }}
+            />
+          </div>
           <details className="mt-2 text-xs">
             <summary className="cursor-pointer text-muted">
-              Per {bucketHours >= 86_400_000 ? "day" : `${bucketHours / 3_600_000} h`}: sessions,
-              crashed, crash-free
+              Per {bucketMs >= 86_400_000 ? "day" : `${bucketMs / 3_600_000} h`}: sessions, crashed,
+              crash-free
             </summary>
             <table aria-label="Health over time" className="mt-1 w-full tabular-nums">
               <thead className="text-left text-muted">

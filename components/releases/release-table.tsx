@@ -1,9 +1,11 @@
 import Link from "next/link";
+import { TimeSeriesChart } from "@/components/charts/time-series-chart";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Sparkline } from "@/components/ui/sparkline";
 import { getDb } from "@/src/db/connection";
 import { crashFreeRate, listReleases } from "@/src/releases/list";
-import { hrefWith, PERIODS, type Period, periodWindow } from "@/src/releases/page-params";
+import { rangeLabel, windowOf } from "@/src/releases/page-params";
+import { hrefWithFilters, type PageFilters } from "@/src/ui/page-filters";
 import { percent } from "./range-filters";
 import { SetupHint } from "./setup-hint";
 
@@ -14,21 +16,20 @@ export const releaseSnippet = (dsn: string) =>
 export async function ReleaseTable({
   orgId,
   orgSlug,
-  projectId,
-  environment,
-  period,
-  query,
+  filters,
 }: {
   orgId: number;
   orgSlug: string;
-  projectId?: number;
-  environment?: string;
-  period: Period;
-  query: Record<string, string | undefined>;
+  filters: PageFilters;
 }) {
   const now = Date.now();
-  const window = periodWindow(period, now);
-  const rows = await listReleases(getDb(), { orgId, projectId, environment }, window);
+  const window = windowOf(filters);
+  const label = rangeLabel(filters);
+  const rows = await listReleases(
+    getDb(),
+    { orgId, projectIds: filters.projectIds, environment: filters.environment },
+    window,
+  );
   if (rows.length === 0)
     return (
       <SetupHint orgId={orgId} title="No releases yet" snippet={releaseSnippet}>
@@ -37,8 +38,27 @@ export async function ReleaseTable({
         gives crash-free rates and adoption.
       </SetupHint>
     );
+  // The chart: the five releases with the most sessions in the range, one line each.
+  const top = [...rows]
+    .filter((r) => r.periodSessions > 0)
+    .sort((a, b) => b.periodSessions - a.periodSessions)
+    .slice(0, 5);
   return (
     <div className="overflow-x-auto">
+      {top.length > 0 && (
+        <div className="mb-3 max-w-3xl">
+          <TimeSeriesChart
+            title={`Sessions per release, ${label}`}
+            kind="line"
+            data={{
+              timestamps: window.buckets,
+              series: top.map((r) => ({ label: r.version, values: r.series })),
+              unit: "count",
+              bucketMs: window.bucket,
+            }}
+          />
+        </div>
+      )}
       <table aria-label="Releases" className="w-full text-sm">
         <thead className="text-left text-xs text-muted">
           <tr>
@@ -50,7 +70,7 @@ export async function ReleaseTable({
             <th className="py-1 pr-3 text-right font-medium">Crash-free sessions</th>
             <th className="py-1 pr-3 text-right font-medium">Crash-free users</th>
             <th className="py-1 pr-3 text-right font-medium">Adoption</th>
-            <th className="py-1 pr-3 font-medium">Sessions, {PERIODS[period].label}</th>
+            <th className="py-1 pr-3 font-medium">Sessions, {label}</th>
           </tr>
         </thead>
         <tbody>
@@ -70,9 +90,10 @@ export async function ReleaseTable({
               >
                 <td className="max-w-xs truncate py-1.5 pr-3 font-mono text-xs">
                   <Link
-                    href={hrefWith(`/${orgSlug}/releases/${encodeURIComponent(r.version)}`, query, {
-                      period: "14d",
-                    })}
+                    href={hrefWithFilters(
+                      `/${orgSlug}/releases/${encodeURIComponent(r.version)}`,
+                      filters,
+                    )}
                   >
                     {r.version}
                   </Link>
@@ -99,10 +120,7 @@ export async function ReleaseTable({
                 </td>
                 <td className="py-1.5 pr-3 text-right tabular-nums">{percent(r.adoption, 1)}</td>
                 <td className="py-1.5 pr-3">
-                  <Sparkline
-                    values={r.series}
-                    label={`${r.periodSessions} sessions in ${PERIODS[period].label}`}
-                  />
+                  <Sparkline values={r.series} label={`${r.periodSessions} sessions, ${label}`} />
                 </td>
               </tr>
             );

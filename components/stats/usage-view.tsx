@@ -1,27 +1,32 @@
 import Link from "next/link";
+import { TimeSeriesChart } from "@/components/charts/time-series-chart";
 import { SetupHint } from "@/components/releases/setup-hint";
-import { Sparkline } from "@/components/ui/sparkline";
 import { getDb } from "@/src/db/connection";
-import { PERIODS, type Period, periodWindow } from "@/src/releases/page-params";
+import { rangeLabel, windowOf } from "@/src/releases/page-params";
 import { CATEGORIES, type Category, OUTCOMES, orgUsage } from "@/src/stats/usage";
+import type { PageFilters } from "@/src/ui/page-filters";
 
 const fmt = (n: number) => n.toLocaleString("en-US");
 
 export async function UsageView({
   orgId,
   orgSlug,
-  projectId,
+  filters,
   category,
-  period,
 }: {
   orgId: number;
   orgSlug: string;
-  projectId?: number;
+  filters: PageFilters;
   category: Category;
-  period: Period;
 }) {
-  const window = periodWindow(period);
-  const usage = await orgUsage(getDb(), { orgId, projectId, category, window });
+  const window = windowOf(filters);
+  const range = rangeLabel(filters);
+  const usage = await orgUsage(getDb(), {
+    orgId,
+    projectIds: filters.projectIds,
+    category,
+    window,
+  });
   const any = Object.values(usage.totals).some((t) => Object.values(t).some((n) => n > 0));
   const label = CATEGORIES.find((c) => c.key === category)?.label ?? category;
   const bucketMs = window.bucket;
@@ -35,7 +40,7 @@ export async function UsageView({
         <div className="mb-4">
           <SetupHint
             orgId={orgId}
-            title={`Nothing received in the last ${PERIODS[period].label}`}
+            title={`Nothing received: ${range}`}
             snippet={(dsn) =>
               `import * as Sentry from "@sentry/node";\n\nSentry.init({\n  dsn: "${dsn}",\n  tracesSampleRate: 1.0, // transactions and spans\n  enableLogs: true,     // logs\n  release: "my-app@1.0.0", // sessions (release health)\n  sendClientReports: true, // what the SDK drops, as client discards (on by default)\n});`
             }
@@ -46,7 +51,7 @@ export async function UsageView({
       )}
       <section aria-labelledby="totals-heading" className="mb-5">
         <h2 id="totals-heading" className="mb-1.5 text-sm font-semibold">
-          All categories, {PERIODS[period].label}
+          All categories, {range}
         </h2>
         <table aria-label="Usage by category and outcome" className="text-sm tabular-nums">
           <thead className="text-left text-xs text-muted">
@@ -77,26 +82,26 @@ export async function UsageView({
         <h2 id="series-heading" className="mb-1.5 text-sm font-semibold">
           {label} over time (per {bucketMs >= 86_400_000 ? "day" : `${bucketMs / 3_600_000} h`})
         </h2>
-        <div className="flex flex-col gap-1">
-          {OUTCOMES.map((o) => {
-            const values = usage.series[o.key];
-            const total = values.reduce((a, b) => a + b, 0);
-            return (
-              <div key={o.key} className="flex items-center gap-3 text-xs">
-                <span className="w-28 text-muted">{o.label}</span>
-                <Sparkline
-                  width={480}
-                  height={24}
-                  values={values}
-                  label={`${o.label}: ${total} in ${PERIODS[period].label}`}
-                />
-                <span className="tabular-nums" data-series-total={o.key}>
-                  {fmt(total)}
-                </span>
-              </div>
-            );
-          })}
-        </div>
+        <TimeSeriesChart
+          title={`${label} per outcome`}
+          kind="bars"
+          data={{
+            timestamps: window.buckets,
+            series: OUTCOMES.map((o) => ({ label: o.label, values: usage.series[o.key] })),
+            unit: "count",
+            bucketMs,
+          }}
+        />
+        <p className="mt-1 flex flex-wrap gap-3 text-xs">
+          {OUTCOMES.map((o) => (
+            <span key={o.key}>
+              {o.label}:{" "}
+              <span className="tabular-nums" data-series-total={o.key}>
+                {fmt(usage.series[o.key].reduce((a, b) => a + b, 0))}
+              </span>
+            </span>
+          ))}
+        </p>
         <details className="mt-2 text-xs">
           <summary className="cursor-pointer text-muted">The numbers per bucket</summary>
           <table aria-label="Usage over time" className="mt-1 tabular-nums">
@@ -111,7 +116,7 @@ export async function UsageView({
               </tr>
             </thead>
             <tbody>
-              {window.buckets.map((t, i) =>
+              {window.buckets.map((t: number, i: number) =>
                 OUTCOMES.some((o) => (usage.series[o.key][i] ?? 0) > 0) ? (
                   <tr key={t} data-bucket={new Date(t).toISOString()}>
                     <td className="pr-3">

@@ -1,6 +1,7 @@
+import type { SelectQueryBuilder } from "kysely";
 import { z } from "zod";
 import type { Db } from "../db/connection";
-import type { FeedbackStatus } from "../db/schema";
+import type { Database, FeedbackStatus } from "../db/schema";
 
 /**
  * The organization's feedback inbox (issue 22): user feedback (`captureFeedback`, the
@@ -34,7 +35,8 @@ export async function listOrgFeedback(
   opts: {
     orgId: number;
     status: FeedbackStatus | "all";
-    projectId?: number;
+    /** The page selection: projects (all of the org's by default) and time range. */
+    scope?: { projectIds: number[]; fromMs: number; toMs: number };
     /** Received at or before (the inbox's "older" cursor), with the id as tie breaker. */
     before?: { receivedAt: number; id: number };
     issueId?: number;
@@ -68,7 +70,7 @@ export async function listOrgFeedback(
     ])
     .where("projects.organization_id", "=", opts.orgId);
   if (opts.status !== "all") q = q.where("feedback.status", "=", opts.status);
-  if (opts.projectId !== undefined) q = q.where("feedback.project_id", "=", opts.projectId);
+  if (opts.scope) q = inScope(q, opts.scope);
   if (opts.issueId !== undefined) q = q.where("events.issue_id", "=", opts.issueId);
   const before = opts.before;
   if (before)
@@ -99,18 +101,29 @@ export async function listOrgFeedback(
 export async function feedbackStatusCounts(
   db: Db,
   orgId: number,
-  projectId?: number,
+  scope?: { projectIds: number[]; fromMs: number; toMs: number },
 ): Promise<Record<FeedbackStatus, number>> {
   let q = db.kysely
     .selectFrom("feedback")
     .innerJoin("projects", "projects.id", "feedback.project_id")
     .select((eb) => ["feedback.status as status", eb.fn.countAll<number>().as("n")])
     .where("projects.organization_id", "=", orgId);
-  if (projectId !== undefined) q = q.where("feedback.project_id", "=", projectId);
+  if (scope) q = inScope(q, scope);
   const rows = await q.groupBy("feedback.status").execute();
   const counts: Record<FeedbackStatus, number> = { open: 0, resolved: 0, spam: 0 };
   for (const r of rows) if (r.status in counts) counts[r.status as FeedbackStatus] = Number(r.n);
   return counts;
+}
+
+/** Narrows a feedback query to the page selection's projects and time range. */
+function inScope<Q extends SelectQueryBuilder<Database, "feedback" | "projects", object>>(
+  q: Q,
+  scope: { projectIds: number[]; fromMs: number; toMs: number },
+): Q {
+  return q
+    .where("feedback.project_id", "in", scope.projectIds.length ? scope.projectIds : [-1])
+    .where("feedback.received_at", ">=", scope.fromMs)
+    .where("feedback.received_at", "<=", scope.toMs) as Q;
 }
 
 /** The feedback of one issue: reports naming any of its events (the issue page's section). */

@@ -49,7 +49,7 @@ export async function releaseDetail(
       .execute()
   )
     .map((p) => Number(p.id))
-    .filter((id) => filter.projectId === undefined || id === filter.projectId);
+    .filter((id) => filter.projectIds.includes(id));
 
   let health = k
     .selectFrom("release_sessions")
@@ -63,8 +63,7 @@ export async function releaseDetail(
     .where("hour", ">=", window.start)
     .where("hour", "<", window.end)
     .groupBy("hour");
-  if (filter.environment !== undefined)
-    health = health.where("environment", "=", filter.environment);
+  if (filter.environment !== null) health = health.where("environment", "=", filter.environment);
   const environments = k
     .selectFrom("release_sessions")
     .select((eb) => [

@@ -35,8 +35,9 @@ export interface ReleaseRow {
 
 export interface ReleaseFilter {
   orgId: number;
-  projectId?: number;
-  environment?: string;
+  /** The projects looked at (the page selection: all of the organization's by default). */
+  projectIds: number[];
+  environment: string | null;
 }
 
 export function crashFreeRate(total: number, crashed: number): number | null {
@@ -60,12 +61,11 @@ export async function listReleases(
       .where("organization_id", "=", filter.orgId)
       .execute()
   ).map((p) => ({ id: Number(p.id), slug: p.slug }));
-  const projectIds = orgProjects
-    .map((p) => p.id)
-    .filter((id) => filter.projectId === undefined || id === filter.projectId);
+  // Only the organization's own projects, whatever the caller passed.
+  const projectIds = orgProjects.map((p) => p.id).filter((id) => filter.projectIds.includes(id));
   if (projectIds.length === 0) return [];
   const slugOf = new Map(orgProjects.map((p) => [p.id, p.slug]));
-  const env = filter.environment;
+  const env = filter.environment ?? undefined;
 
   // Which releases, and since when: events first, sessions for releases with no event.
   let fromEvents = k

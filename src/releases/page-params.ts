@@ -1,18 +1,14 @@
-import { z } from "zod";
+import type { z } from "zod";
+
+import type { PageFilters } from "../ui/page-filters";
+import { RANGE_LABELS } from "../ui/page-filters";
 
 /**
- * The time range and bucket of the releases and stats pages. Sessions and outcomes are kept
- * per hour, so a bucket is a whole number of hours, aligned to UTC.
+ * The time window of the releases and stats pages, from the shared page selection
+ * (src/ui/page-filters.ts). Sessions and outcomes are kept per hour, so a bucket is a whole
+ * number of hours (at least one), aligned to UTC, and the window covers whole buckets.
  */
 const HOUR = 3_600_000;
-export const PERIODS = {
-  "24h": { label: "24 hours", ms: 24 * HOUR, bucket: HOUR },
-  "7d": { label: "7 days", ms: 7 * 24 * HOUR, bucket: 6 * HOUR },
-  "14d": { label: "14 days", ms: 14 * 24 * HOUR, bucket: 12 * HOUR },
-  "30d": { label: "30 days", ms: 30 * 24 * HOUR, bucket: 24 * HOUR },
-} as const;
-export type Period = keyof typeof PERIODS;
-export const PERIOD_KEYS = Object.keys(PERIODS) as [Period, ...Period[]];
 
 export interface Window {
   start: number;
@@ -21,14 +17,20 @@ export interface Window {
   buckets: number[];
 }
 
-/** [start, end) covering the period up to and including the current bucket. */
-export function periodWindow(period: Period, now = Date.now()): Window {
-  const { ms, bucket } = PERIODS[period];
-  const end = Math.floor(now / bucket) * bucket + bucket;
-  const start = end - Math.ceil(ms / bucket) * bucket;
+export function windowOf(filters: Pick<PageFilters, "fromMs" | "toMs" | "bucketMs">): Window {
+  const bucket = Math.max(HOUR, Math.ceil(filters.bucketMs / HOUR) * HOUR);
+  const start = Math.floor(filters.fromMs / bucket) * bucket;
+  const end = Math.max(start + bucket, Math.ceil(filters.toMs / bucket) * bucket);
   const buckets: number[] = [];
   for (let t = start; t < end; t += bucket) buckets.push(t);
   return { start, end, bucket, buckets };
+}
+
+/** "Last 24 hours", or the custom range in UTC. */
+export function rangeLabel(filters: Pick<PageFilters, "range" | "fromMs" | "toMs">): string {
+  if (filters.range !== "custom") return RANGE_LABELS[filters.range];
+  const t = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  return `${t(filters.fromMs)} – ${t(filters.toMs)} UTC`;
 }
 
 type Raw = Record<string, string | string[] | undefined>;
@@ -53,10 +55,6 @@ export function parseFields<S extends Record<string, z.ZodType>>(
   }
   return { params, invalid };
 }
-
-export const periodSchema = z.enum(PERIOD_KEYS);
-export const projectSlugSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/);
-export const environmentSchema = z.string().min(1).max(64);
 
 /** Builds `path?query` from the non-default values, so URLs stay short and shareable. */
 export function hrefWith(

@@ -49,7 +49,7 @@ export interface Usage {
 
 export async function orgUsage(
   db: Db,
-  opts: { orgId: number; projectId?: number; category: Category; window: Window },
+  opts: { orgId: number; projectIds: number[]; category: Category; window: Window },
 ): Promise<Usage> {
   const { window } = opts;
   const [rows, projects] = await Promise.all([
@@ -57,7 +57,8 @@ export async function orgUsage(
       orgId: opts.orgId,
       start: window.start,
       end: window.end,
-      projectIds: opts.projectId === undefined ? [] : [opts.projectId],
+      // Never empty: an empty list would mean every project to orgOutcomes.
+      projectIds: opts.projectIds.length ? opts.projectIds : [-1],
     }),
     db.kysely
       .selectFrom("projects")

@@ -2,14 +2,16 @@ import type { Metadata } from "next";
 import { Suspense } from "react";
 import { z } from "zod";
 import { FeedbackList } from "@/components/feedback/feedback-list";
+import { PageFilterBar } from "@/components/filters/page-filter-bar";
 import { InvalidParams } from "@/components/releases/range-filters";
 import { LinkTabs } from "@/components/ui/tabs";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { FEEDBACK_STATUSES, feedbackStatusCounts } from "@/src/feedback/inbox";
-import { listProjectOptions } from "@/src/issues/list-options";
-import { hrefWith, parseFields, projectSlugSchema } from "@/src/releases/page-params";
+import { parseFields } from "@/src/releases/page-params";
+import { hrefWithFilters } from "@/src/ui/page-filters";
+import { loadPageSelection } from "@/src/ui/page-selection";
 import { OrgNav, page } from "../org-nav";
 
 export const metadata: Metadata = { title: "Feedback · Faultline" };
@@ -25,11 +27,13 @@ export default async function FeedbackPage({
 }) {
   const ctx = await withOrg((await params).org, { need: "org.read" });
   const db = getDb();
+  const raw = await searchParams;
+  const selection = await loadPageSelection(db, ctx.org.slug, raw);
+  const { filters } = selection;
   const { params: p, invalid } = parseFields(
-    await searchParams,
+    raw,
     {
       status: z.enum([...FEEDBACK_STATUSES, "all"]),
-      project: projectSlugSchema.optional(),
       // The "older" cursor: received time and id of the last row shown.
       before: z
         .string()
@@ -40,46 +44,29 @@ export default async function FeedbackPage({
         })
         .optional(),
     },
-    { status: "open" as const, project: undefined, before: undefined },
+    { status: "open" as const, before: undefined },
   );
-  const projects = await listProjectOptions(db, ctx.org.id);
-  const project = p.project ? projects.find((x) => x.slug === p.project) : undefined;
-  if (p.project && !project) {
-    invalid.push("project");
-    p.project = undefined;
-  }
-  const counts = await feedbackStatusCounts(db, ctx.org.id, project?.id);
+  const scope = { projectIds: filters.projectIds, fromMs: filters.fromMs, toMs: filters.toMs };
+  const [counts, everything] = await Promise.all([
+    feedbackStatusCounts(db, ctx.org.id, scope),
+    feedbackStatusCounts(db, ctx.org.id),
+  ]);
   const base = `/${ctx.org.slug}/feedback`;
-  const query = { status: p.status, project: p.project };
+  const statusHref = (status: string, before?: string) =>
+    hrefWithFilters(base, filters, { status: status === "open" ? undefined : status, before });
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
+      <OrgNav ctx={ctx} current="feedback" />
       <h1 className="mb-2 text-lg font-semibold">User feedback</h1>
       <InvalidParams invalid={invalid} />
-      <form method="get" action={base} aria-label="Filters" className="mb-2 flex items-end gap-3">
-        <input type="hidden" name="status" value={p.status} />
-        <label className="flex flex-col text-xs text-muted">
-          Project
-          <select
-            name="project"
-            defaultValue={p.project ?? ""}
-            className="rounded border border-line bg-canvas px-2 py-1 text-sm text-fg"
-          >
-            <option value="">All projects</option>
-            {projects.map((x) => (
-              <option key={x.slug} value={x.slug}>
-                {x.slug}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="submit"
-          className="rounded border border-line px-3 py-1 text-sm hover:bg-raised"
-        >
-          Apply
-        </button>
-      </form>
+      <PageFilterBar
+        action={base}
+        filters={filters}
+        projects={selection.projects}
+        environments={selection.environments}
+        invalid={selection.invalid}
+        keep={{ status: p.status === "open" ? undefined : p.status }}
+      />
       <div className="mb-3">
         <LinkTabs
           label="Feedback status"
@@ -87,20 +74,23 @@ export default async function FeedbackPage({
           tabs={(["open", "resolved", "spam", "all"] as const).map((s) => ({
             key: s,
             label: s === "all" ? STATUS_LABELS[s] : `${STATUS_LABELS[s]} (${counts[s]})`,
-            href: hrefWith(base, { ...query, status: s }, { status: "open" }),
+            href: statusHref(s),
           }))}
         />
       </div>
-      <Suspense key={JSON.stringify(p)} fallback={<p className="text-muted">Loading feedback…</p>}>
+      <Suspense
+        key={JSON.stringify({ p, filters })}
+        fallback={<p className="text-muted">Loading feedback…</p>}
+      >
         <FeedbackList
           orgId={ctx.org.id}
           orgSlug={ctx.org.slug}
           status={p.status}
-          projectId={project?.id}
+          scope={scope}
           before={p.before}
           canTriage={can(ctx.role, "issues.write")}
-          olderHref={(cursor) => hrefWith(base, { ...query, before: cursor }, { status: "open" })}
-          anyFeedback={counts.open + counts.resolved + counts.spam > 0}
+          olderHref={(cursor) => statusHref(p.status, cursor)}
+          anyFeedback={everything.open + everything.resolved + everything.spam > 0}
         />
       </Suspense>
     </main>

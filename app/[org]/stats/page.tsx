@@ -1,20 +1,16 @@
 import type { Metadata } from "next";
 import { Suspense } from "react";
 import { z } from "zod";
-import { InvalidParams, RangeFilters } from "@/components/releases/range-filters";
+import { PageFilterBar } from "@/components/filters/page-filter-bar";
+import { InvalidParams } from "@/components/releases/range-filters";
 import { UsageView } from "@/components/stats/usage-view";
 import { LinkTabs } from "@/components/ui/tabs";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
-import { listProjectOptions } from "@/src/issues/list-options";
-import {
-  hrefWith,
-  type Period,
-  parseFields,
-  periodSchema,
-  projectSlugSchema,
-} from "@/src/releases/page-params";
+import { parseFields } from "@/src/releases/page-params";
 import { CATEGORIES, CATEGORY_KEYS, type Category } from "@/src/stats/usage";
+import { hrefWithFilters } from "@/src/ui/page-filters";
+import { loadPageSelection } from "@/src/ui/page-selection";
 import { OrgNav, page } from "../org-nav";
 
 export const metadata: Metadata = { title: "Stats · Faultline" };
@@ -28,26 +24,18 @@ export default async function StatsPage({
 }) {
   const ctx = await withOrg((await params).org, { need: "org.read" });
   const db = getDb();
+  const raw = await searchParams;
+  const selection = await loadPageSelection(db, ctx.org.slug, raw);
+  const { filters } = selection;
   const { params: p, invalid } = parseFields(
-    await searchParams,
-    {
-      category: z.enum(CATEGORY_KEYS),
-      period: periodSchema,
-      project: projectSlugSchema.optional(),
-    },
-    { category: "error" as Category, period: "24h" as Period, project: undefined },
+    raw,
+    { category: z.enum(CATEGORY_KEYS) },
+    { category: "error" as Category },
   );
-  const projects = await listProjectOptions(db, ctx.org.id);
-  const project = p.project ? projects.find((x) => x.slug === p.project) : undefined;
-  if (p.project && !project) {
-    invalid.push("project");
-    p.project = undefined;
-  }
   const base = `/${ctx.org.slug}/stats`;
-  const defaults = { category: "error", period: "24h" };
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
+      <OrgNav ctx={ctx} current="stats" />
       <h1 className="mb-2 text-lg font-semibold">Usage stats</h1>
       <p className="mb-2 max-w-3xl text-xs text-muted">
         What your SDKs sent and what became of it. <em>Rate limited</em> items were refused by a DSN
@@ -56,14 +44,20 @@ export default async function StatsPage({
         rate limit in the project&apos;s settings above the accepted peak you see here.
       </p>
       <InvalidParams invalid={invalid} />
-      <RangeFilters
+      <PageFilterBar
         action={base}
-        projects={projects}
-        project={p.project}
-        period={p.period}
-        extra={{ category: p.category }}
-        showEnvironment={false}
+        filters={filters}
+        projects={selection.projects}
+        environments={selection.environments}
+        invalid={selection.invalid}
+        keep={{ category: p.category }}
       />
+      {filters.environment && (
+        <p className="mb-2 text-xs text-muted">
+          Outcomes are counted per project, not per environment: the environment does not narrow
+          these figures.
+        </p>
+      )}
       <div className="mb-3">
         <LinkTabs
           label="Category"
@@ -71,21 +65,21 @@ export default async function StatsPage({
           tabs={CATEGORIES.map((c) => ({
             key: c.key,
             label: c.label,
-            href: hrefWith(
-              base,
-              { category: c.key, period: p.period, project: p.project },
-              defaults,
-            ),
+            href: hrefWithFilters(base, filters, {
+              category: c.key === "error" ? undefined : c.key,
+            }),
           }))}
         />
       </div>
-      <Suspense key={JSON.stringify(p)} fallback={<p className="text-muted">Loading usage…</p>}>
+      <Suspense
+        key={JSON.stringify({ p, filters })}
+        fallback={<p className="text-muted">Loading usage…</p>}
+      >
         <UsageView
           orgId={ctx.org.id}
           orgSlug={ctx.org.slug}
-          projectId={project?.id}
+          filters={filters}
           category={p.category}
-          period={p.period}
         />
       </Suspense>
     </main>

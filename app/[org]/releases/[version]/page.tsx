@@ -1,13 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { InvalidParams, RangeFilters } from "@/components/releases/range-filters";
+import { PageFilterBar } from "@/components/filters/page-filter-bar";
 import { ReleaseDetailView } from "@/components/releases/release-detail";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { releaseDetail } from "@/src/releases/detail";
-import { parseReleaseFilters, versionSegment } from "@/src/releases/page-data";
-import { hrefWith, periodWindow } from "@/src/releases/page-params";
+import { versionSegment } from "@/src/releases/page-data";
+import { rangeLabel, windowOf } from "@/src/releases/page-params";
+import { hrefWithFilters } from "@/src/ui/page-filters";
+import { loadPageSelection } from "@/src/ui/page-selection";
 import { OrgNav, page } from "../../org-nav";
 
 export const metadata: Metadata = { title: "Release · Faultline" };
@@ -24,37 +26,39 @@ export default async function ReleasePage({
   const version = versionSegment.safeParse(segment);
   if (!version.success) notFound();
   const db = getDb();
-  const filters = await parseReleaseFilters(db, ctx.org.id, await searchParams);
-  const { params: p } = filters;
+  const selection = await loadPageSelection(db, ctx.org.slug, await searchParams);
+  const { filters } = selection;
   const now = Date.now();
-  const window = periodWindow(p.period, now);
+  const window = windowOf(filters);
   // Another organization's release and no release at all answer the same 404.
   const detail = await releaseDetail(
     db,
-    { orgId: ctx.org.id, projectId: filters.projectId, environment: p.environment },
+    { orgId: ctx.org.id, projectIds: filters.projectIds, environment: filters.environment },
     version.data,
     window,
   );
   if (!detail) notFound();
-  const query = { project: p.project, environment: p.environment, period: p.period };
   return (
     <main style={page}>
-      <OrgNav ctx={ctx} />
+      <OrgNav ctx={ctx} current="releases" />
       <p className="mb-2 text-xs">
-        <Link href={hrefWith(`/${ctx.org.slug}/releases`, query, { period: "14d" })}>
-          ← All releases
-        </Link>
+        <Link href={hrefWithFilters(`/${ctx.org.slug}/releases`, filters)}>← All releases</Link>
       </p>
       <h1 className="mb-2 break-all font-mono text-lg font-semibold">{version.data}</h1>
-      <InvalidParams invalid={filters.invalid} />
-      <RangeFilters
+      <PageFilterBar
         action={`/${ctx.org.slug}/releases/${encodeURIComponent(version.data)}`}
-        projects={filters.projects}
-        project={p.project}
-        environment={p.environment}
-        period={p.period}
+        filters={filters}
+        projects={selection.projects}
+        environments={selection.environments}
+        invalid={selection.invalid}
       />
-      <ReleaseDetailView detail={detail} orgSlug={ctx.org.slug} period={p.period} now={now} />
+      <ReleaseDetailView
+        detail={detail}
+        orgSlug={ctx.org.slug}
+        label={rangeLabel(filters)}
+        bucketMs={window.bucket}
+        now={now}
+      />
     </main>
   );
 }
