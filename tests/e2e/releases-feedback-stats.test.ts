@@ -101,6 +101,18 @@ describe.each(dialects)("releases, feedback and stats pages on $name", ({ create
       orgSlug: "acme",
     });
     expect(done.status, done.body.slice(0, 300)).toBe(200);
+    // Before any data, each page teaches what turns it on, with the project's DSN.
+    const publicKey = new URL(server.dsn).username;
+    for (const [p, option] of [
+      ["/acme/releases", "my-app@1.0.0"],
+      ["/acme/feedback", "Sentry.captureFeedback"],
+      ["/acme/stats", "tracesSampleRate"],
+    ] as const) {
+      const res = await owner.get(p);
+      expect(res.status, p).toBe(200);
+      expect(res.body, p).toContain(publicKey);
+      expect(res.body, p).toContain(option);
+    }
     // Release 1: a clean run, a crash, a run with a handled error and feedback (3 users).
     run("healthy", { RELEASE: R1, USER_ID: "u1" });
     run("crash", { RELEASE: R1, USER_ID: "u2" });
