@@ -18,6 +18,7 @@ await build({
     "bench-ingest": "scripts/bench-ingest.ts",
     "seed-demo": "scripts/seed-demo.ts",
     "bench-ui": "scripts/bench-ui.ts",
+    "bench-ui-perf-traces": "scripts/bench-ui-perf-traces.ts",
   },
   outdir: "dist",
   bundle: true,

@@ -10,6 +10,13 @@ import { formatBucket, formatValue, type TimeSeriesData } from "./types";
 const SERIES_LIGHT = ["#3b4fd8", "#b42318", "#137333", "#8a5a00", "#7a3fb0", "#1d5fb4"];
 const SERIES_DARK = ["#8fa0ff", "#ff8a80", "#6fd08c", "#f2c14e", "#c9a0ff", "#7fb4ff"];
 
+/** Axis labels: short (no "/min" on every tick; the series label says it). */
+function formatAxis(v: number, unit: TimeSeriesData["unit"]): string {
+  if (unit === "ms") return formatValue(v, "ms");
+  if (unit === "%") return `${v}%`;
+  return v >= 1000 ? `${Math.round(v / 100) / 10}k` : String(Math.round(v * 100) / 100);
+}
+
 function cssVar(name: string, fallback: string): string {
   const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim();
   return v || fallback;
@@ -64,7 +71,10 @@ export function UplotChart({
         height,
         cursor: { drag: { x: true, y: false, setScale: false } },
         legend: { live: true },
-        scales: { x: { time: true }, y: { range: (_u, min, max) => [0, max > min ? max : 1] } },
+        scales: {
+          x: { time: true },
+          y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        },
         axes: [
           { ...axis, values: undefined },
           {
@@ -81,7 +91,8 @@ export function UplotChart({
             fill: kind === "bars" ? `${palette[i % palette.length]}99` : undefined,
             width: kind === "bars" ? 0 : 1.5,
             paths: bars,
-            points: { show: false },
+            // A lone point of a line would otherwise not show at all.
+            points: { show: kind === "line", size: 4 },
             spanGaps: false,
             value: (_u: uPlot, v: number | null) => formatValue(v, data.unit),
           })),

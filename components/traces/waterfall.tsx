@@ -73,17 +73,17 @@ export function Waterfall({
     });
   };
 
-  const ticks = [0, 0.25, 0.5, 0.75, 1];
+  const ticks = [0, 0.5, 1];
   return (
     <div className="grid gap-3 lg:grid-cols-[minmax(0,1fr)_22rem]">
-      <div className="min-w-0 rounded border border-line">
+      <div className="min-w-0 self-start rounded border border-line">
         <div className="flex border-b border-line text-xs text-muted" aria-hidden="true">
           <div className="w-[45%] shrink-0 px-2 py-1">Span ({rows.length})</div>
           <div className="relative flex-1 py-1">
             {ticks.map((t) => (
               <span
                 key={t}
-                className="absolute top-1"
+                className="absolute top-1 whitespace-nowrap"
                 style={{
                   left: `${t * 100}%`,
                   transform: t === 1 ? "translateX(-100%)" : t > 0 ? "translateX(-50%)" : undefined,
@@ -109,6 +109,16 @@ export function Waterfall({
               const r = rows[index] as WaterfallRow;
               const isCollapsed = collapsed.has(r.id);
               const failed = r.status !== null && r.status !== "ok" && r.status !== "unset";
+              // The duration goes after the bar, before it when the bar ends far right, or
+              // inside it when the bar spans most of the trace.
+              const from = r.s / span;
+              const to = (r.s + r.t) / span;
+              const inside = to - from > 0.5;
+              const labelStyle = inside
+                ? { left: `calc(${from * 100}% + 4px)` }
+                : to > 0.8
+                  ? { right: `calc(${(1 - from) * 100}% + 4px)` }
+                  : { left: `calc(${to * 100}% + 4px)` };
               return (
                 <li
                   key={r.id}
@@ -173,10 +183,10 @@ export function Waterfall({
                       }}
                     />
                     <span
-                      className="absolute top-1 text-[10px] text-muted"
-                      style={{
-                        left: `min(calc(${((r.s + r.t) / span) * 100}% + 4px), calc(100% - 4rem))`,
-                      }}
+                      className={`absolute top-1 text-[10px] whitespace-nowrap ${
+                        inside ? "text-accent-fg" : "text-muted"
+                      }`}
+                      style={labelStyle}
                     >
                       {formatDuration(r.t)}
                     </span>

@@ -1,6 +1,6 @@
 import type { Db } from "../db/connection";
 import { findOrgProjects } from "../projects/org-projects";
-import { MAX_TRACE_SPANS, traceErrors, traceSpans } from "./queries";
+import { MAX_TRACE_SPANS, type TraceSpanRow, traceErrors } from "./queries";
 import { buildWaterfall, type Waterfall } from "./waterfall";
 
 /** Everything the trace page shows: the waterfall, the errors, the log lines. */
@@ -32,7 +32,7 @@ export async function loadTracePage(
   const ids = org.projects.map((p) => p.id);
   const slugs = new Map(org.projects.map((p) => [p.id, p.slug]));
   const [spans, errors, logs] = await Promise.all([
-    traceSpans(db, ids, traceId),
+    waterfallSpans(db, ids, traceId),
     traceErrors(db, ids, traceId),
     traceLogs(db, ids, traceId),
   ]);
@@ -44,6 +44,46 @@ export async function loadTracePage(
     truncated: spans.length >= MAX_TRACE_SPANS,
     projects: slugs,
   };
+}
+
+/** The spans of a trace without their attributes (the detail panel reads those per span). */
+async function waterfallSpans(
+  db: Db,
+  projectIds: number[],
+  traceId: string,
+): Promise<TraceSpanRow[]> {
+  if (projectIds.length === 0) return [];
+  const rows = await db.kysely
+    .selectFrom("spans")
+    .select([
+      "project_id",
+      "span_id",
+      "parent_span_id",
+      "segment_id",
+      "event_id",
+      "is_segment",
+      "name",
+      "segment_name",
+      "op",
+      "description",
+      "status",
+      "start_timestamp",
+      "end_timestamp",
+      "duration",
+      "release",
+      "environment",
+    ])
+    .where("trace_id", "=", traceId)
+    .where("project_id", "in", projectIds)
+    .limit(MAX_TRACE_SPANS)
+    .execute();
+  return rows.map((r) => ({
+    ...r,
+    start_timestamp: Number(r.start_timestamp),
+    end_timestamp: Number(r.end_timestamp),
+    duration: Number(r.duration),
+    data: null,
+  }));
 }
 
 async function traceLogs(db: Db, projectIds: number[], traceId: string) {

@@ -10,6 +10,7 @@ import { IngestNotes } from "@/components/issue/ingest-notes";
 import { IssueHeader } from "@/components/issue/issue-header";
 import { ExceptionChain } from "@/components/stacktrace/exception-chain";
 import { StacktraceView } from "@/components/stacktrace/stacktrace-view";
+import { EventTraceLink } from "@/components/traces/event-trace-link";
 import { LinkTabs } from "@/components/ui/tabs";
 import { TruncatedText } from "@/components/ui/truncated-text";
 import { can } from "@/src/auth/permissions";
@@ -81,6 +82,7 @@ export default async function IssuePage({
                 newerHref={chosen.newer && href({ event: chosen.newer, range })}
                 latestHref={chosen.newer && href({ range })}
               />
+              <EventTraceLink orgSlug={ctx.org.slug} contexts={chosen.event.contexts} />
               <EventBody event={chosen.event} />
             </>
           ) : (
