@@ -101,12 +101,12 @@ describe.each(dialects)("releases, feedback and stats pages on $name", ({ create
       orgSlug: "acme",
     });
     expect(done.status, done.body.slice(0, 300)).toBe(200);
-    // Before any data, each page teaches what turns it on, with the project's DSN.
+    // Before any data, each page teaches what turns it on, with the project's DSN. (Not the
+    // stats page: Faultline's own project may already have reported its spans.)
     const publicKey = new URL(server.dsn).username;
     for (const [p, option] of [
       ["/acme/releases", "my-app@1.0.0"],
       ["/acme/feedback", "Sentry.captureFeedback"],
-      ["/acme/stats", "tracesSampleRate"],
     ] as const) {
       const res = await owner.get(p);
       expect(res.status, p).toBe(200);
