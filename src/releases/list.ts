@@ -163,18 +163,21 @@ export async function listReleases(
     .where("release", "in", names)
     .where("kind", "in", ["user", "crashed_user"])
     .groupBy(["project_id", "release", "kind"]);
+  // Summed per bucket by the database (integer division of the hour's offset).
+  const bucketIndex = sql<number>`CAST((hour - ${window.start}) / ${window.bucket} AS INTEGER)`;
   let inPeriod = k
     .selectFrom("release_sessions")
     .select((eb) => [
       "project_id as projectId",
       "release",
-      "hour",
+      bucketIndex.as("i"),
       eb.fn.sum<number>("sessions").as("n"),
     ])
     .where("project_id", "in", projectIds)
     .where("hour", ">=", window.start)
     .where("hour", "<", window.end)
-    .groupBy(["project_id", "release", "hour"]);
+    // By position: PostgreSQL cannot match a repeated expression whose parameters differ.
+    .groupBy(["project_id", "release", sql`3`]);
   if (env !== undefined) {
     totals = totals.where("environment", "=", env);
     members = members.where("environment", "=", env);
@@ -251,8 +254,8 @@ export async function listReleases(
     projectPeriod.set(projectId, (projectPeriod.get(projectId) ?? 0) + n);
     const r = rows.get(p.release);
     if (!r) continue;
-    const i = Math.floor((Number(p.hour) - window.start) / window.bucket);
-    r.series[i] = (r.series[i] ?? 0) + n;
+    const i = Number(p.i);
+    if (r.series[i] !== undefined) r.series[i] += n;
     r.periodSessions += n;
     const set = releaseProjects.get(p.release) ?? new Set();
     set.add(projectId);

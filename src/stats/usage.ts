@@ -52,13 +52,29 @@ export async function orgUsage(
   opts: { orgId: number; projectIds: number[]; category: Category; window: Window },
 ): Promise<Usage> {
   const { window } = opts;
-  const [rows, projects] = await Promise.all([
+  const projectIds = opts.projectIds.length ? opts.projectIds : [-1];
+  // Totals summed by the database; only the chosen category's rows come back one by one.
+  const [totalRows, rows, projects] = await Promise.all([
+    db.kysely
+      .selectFrom("outcomes")
+      .innerJoin("projects", "projects.id", "outcomes.project_id")
+      .select((eb) => [
+        "outcomes.category as category",
+        "outcomes.outcome as outcome",
+        eb.fn.sum<number>("outcomes.quantity").as("quantity"),
+      ])
+      .where("projects.organization_id", "=", opts.orgId)
+      .where("outcomes.project_id", "in", projectIds)
+      .where("outcomes.hour", ">=", window.start)
+      .where("outcomes.hour", "<", window.end)
+      .groupBy(["outcomes.category", "outcomes.outcome"])
+      .execute(),
     orgOutcomes(db, {
       orgId: opts.orgId,
       start: window.start,
       end: window.end,
-      // Never empty: an empty list would mean every project to orgOutcomes.
-      projectIds: opts.projectIds.length ? opts.projectIds : [-1],
+      projectIds,
+      categories: [opts.category],
     }),
     db.kysely
       .selectFrom("projects")
@@ -76,13 +92,14 @@ export async function orgUsage(
   ) as Record<OutcomeKey, number[]>;
   const byProject = new Map<number, ByOutcome>();
   const byReason = new Map<string, { outcome: OutcomeKey; reason: string; quantity: number }>();
+  for (const t of totalRows) {
+    const cat = totals[t.category as Category];
+    if (cat && t.outcome in cat) cat[t.outcome as OutcomeKey] += Number(t.quantity);
+  }
   for (const r of rows) {
     const outcome = r.outcome as OutcomeKey;
     const quantity = Number(r.quantity);
-    const cat = totals[r.category as Category];
-    if (!cat || !(outcome in cat)) continue;
-    cat[outcome] += quantity;
-    if (r.category !== opts.category) continue;
+    if (!(outcome in totals.error) || r.category !== opts.category) continue;
     const i = Math.floor((Number(r.hour) - window.start) / window.bucket);
     const s = series[outcome];
     if (s[i] !== undefined) s[i] += quantity;
