@@ -115,6 +115,19 @@ export async function feedbackStatusCounts(
   return counts;
 }
 
+/** Whether the organization has any feedback at all (what the empty state depends on). */
+export async function orgHasFeedback(db: Db, orgId: number): Promise<boolean> {
+  const row = await db.kysely
+    .selectFrom("feedback")
+    .select("feedback.id")
+    .where("feedback.project_id", "in", (eb) =>
+      eb.selectFrom("projects").select("id").where("organization_id", "=", orgId),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Narrows a feedback query to the page selection's projects and time range. */
 function inScope<Q extends SelectQueryBuilder<Database, "feedback" | "projects", object>>(
   q: Q,

@@ -8,7 +8,7 @@ import { LinkTabs } from "@/components/ui/tabs";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
-import { FEEDBACK_STATUSES, feedbackStatusCounts } from "@/src/feedback/inbox";
+import { FEEDBACK_STATUSES, feedbackStatusCounts, orgHasFeedback } from "@/src/feedback/inbox";
 import { parseFields } from "@/src/releases/page-params";
 import { hrefWithFilters } from "@/src/ui/page-filters";
 import { loadPageSelection } from "@/src/ui/page-selection";
@@ -47,9 +47,9 @@ export default async function FeedbackPage({
     { status: "open" as const, before: undefined },
   );
   const scope = { projectIds: filters.projectIds, fromMs: filters.fromMs, toMs: filters.toMs };
-  const [counts, everything] = await Promise.all([
+  const [counts, anyFeedback] = await Promise.all([
     feedbackStatusCounts(db, ctx.org.id, scope),
-    feedbackStatusCounts(db, ctx.org.id),
+    orgHasFeedback(db, ctx.org.id),
   ]);
   const base = `/${ctx.org.slug}/feedback`;
   const statusHref = (status: string, before?: string) =>
@@ -90,7 +90,7 @@ export default async function FeedbackPage({
           before={p.before}
           canTriage={can(ctx.role, "issues.write")}
           olderHref={(cursor) => statusHref(p.status, cursor)}
-          anyFeedback={everything.open + everything.resolved + everything.spam > 0}
+          anyFeedback={anyFeedback}
         />
       </Suspense>
     </main>
