@@ -12,7 +12,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import type { Insertable } from "kysely";
 import { openDb } from "../src/db/connection";
+import type { SpanTable } from "../src/db/schema";
 import { launchBrowser } from "../tests/helpers/browser";
 import { startServer } from "../tests/helpers/server";
 import { DEMO_OWNER, requireNextBuild, setUpOwner, signedIn } from "./demo-site";
@@ -37,14 +39,10 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
       .executeTakeFirstOrThrow();
     const now = Date.now();
     const ops = ["db.query", "http.client", "cache.get", "function", "template.render"];
-    let batch: Record<string, unknown>[] = [];
+    let batch: Insertable<SpanTable>[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      // biome-ignore lint/suspicious/noExplicitAny: generated rows of the spans table
-      await db.kysely
-        .insertInto("spans")
-        .values(batch as any)
-        .execute();
+      await db.kysely.insertInto("spans").values(batch).execute();
       batch = [];
     };
     const span = (
@@ -114,7 +112,7 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
         row.segment_name = name;
         batch.push(row);
       }
-      if (batch.length >= 2000) await flush();
+      if (batch.length >= 1000) await flush();
     }
     const bigTrace = hex(32);
     const root = hex(16);
@@ -137,7 +135,7 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
             "ok",
           ),
         );
-      if (batch.length >= 2000) await flush();
+      if (batch.length >= 1000) await flush();
     }
     await flush();
     return { bigTrace, smallTrace };
@@ -172,6 +170,10 @@ async function main() {
         name: "traces, attribute search 7d",
         path: `${org}/traces?range=7d&query=${encodeURIComponent("user.tier:gold op:db.query")}`,
       },
+      {
+        name: "API performance, 24h",
+        path: `/api/0/organizations/${DEMO_OWNER.orgSlug}/performance/`,
+      },
       { name: "trace, 10 spans", path: `${org}/traces/${smallTrace}` },
       { name: "trace, 10,000 spans", path: `${org}/traces/${bigTrace}` },
     ];
@@ -202,6 +204,7 @@ async function main() {
         [...client.cookies].map(([name, value]) => ({ name, value, url: server.url })),
       );
       for (const row of rows) {
+        if (row.path.startsWith("/api/")) continue;
         const page = await context.newPage();
         const scripts: Promise<number>[] = [];
         page.on("response", (res) => {

@@ -69,6 +69,8 @@ export function UplotChart({
       const opts: uPlot.Options = {
         width: Math.max(el.clientWidth, 200),
         height,
+        // The axis in UTC, as the hover values and the server's tables say.
+        tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
         cursor: { drag: { x: true, y: false, setScale: false } },
         legend: { live: true },
         scales: {
@@ -79,8 +81,8 @@ export function UplotChart({
           { ...axis, values: undefined },
           {
             ...axis,
-            size: 60,
-            values: (_u, splits) => splits.map((v) => formatValue(v, data.unit)),
+            size: 64,
+            values: (_u, splits) => splits.map((v) => formatAxis(v, data.unit)),
           },
         ],
         series: [

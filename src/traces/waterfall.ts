@@ -50,7 +50,9 @@ export function buildWaterfall(
   const byId = new Map<string, TraceSpanRow>();
   for (const s of spans) if (!byId.has(s.span_id)) byId.set(s.span_id, s);
   const unique = [...byId.values()].sort(
-    (a, b) => a.start_timestamp - b.start_timestamp || a.span_id.localeCompare(b.span_id),
+    (a, b) =>
+      a.start_timestamp - b.start_timestamp ||
+      (a.span_id < b.span_id ? -1 : a.span_id > b.span_id ? 1 : 0),
   );
   let start = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;

@@ -141,7 +141,7 @@ describe("the performance page", () => {
       const row = page.locator('tr[data-transaction="GET /api/items"]');
       await row.waitFor();
       const cell = async (col: string) =>
-        (await row.locator(`td[data-col="${col}"]`).innerText()).trim();
+        ((await row.locator(`td[data-col="${col}"]`).textContent()) ?? "").trim();
       expect(await cell("count")).toBe("12");
       for (const p of ["p50", "p75", "p95", "p99"] as const)
         expect(await cell(p)).toBe(formatDuration(items[p]));
@@ -200,9 +200,11 @@ describe("the performance page", () => {
       await page.getByRole("link", { name: "GET /api/items" }).click();
       await page.waitForURL(/\/acme\/performance\/summary\?/);
       await page.getByRole("heading", { level: 1, name: /GET \/api\/items/ }).waitFor();
-      expect(await page.locator('[data-figure="Count"]').innerText()).toBe("12");
-      expect(await page.locator('[data-figure="p95"]').innerText()).toBe(formatDuration(items.p95));
-      expect(await page.locator('[data-figure="Failure rate"]').innerText()).toBe("25.0%");
+      expect(await page.locator('[data-figure="Count"]').textContent()).toBe("12");
+      expect(await page.locator('[data-figure="p95"]').textContent()).toBe(
+        formatDuration(items.p95),
+      );
+      expect(await page.locator('[data-figure="Failure rate"]').textContent()).toBe("25.0%");
       const ops = page.getByRole("table", { name: "Span operations" });
       await ops.locator('tr[data-op="db.query"]').waitFor();
       await screenshot(page, "perf-traces-summary");
@@ -225,16 +227,16 @@ describe("the trace pages", () => {
       await page.goto(`${server.url}/acme/traces?range=1h`);
       await page.locator(`tr[data-trace="${errorTrace}"]`).waitFor();
       const row = page.locator(`tr[data-trace="${errorTrace}"]`);
-      expect(await row.locator('[data-col="spans"]').innerText()).toBe("4");
-      expect(await row.locator('[data-col="errors"]').innerText()).toBe("1");
+      expect(await row.locator('[data-col="spans"]').textContent()).toBe("4");
+      expect(await row.locator('[data-col="errors"]').textContent()).toBe("1");
       await screenshot(page, "perf-traces-list");
       await page.goto(
-        `${server.url}/acme/traces?range=1h&query=${encodeURIComponent("items.page:7")}`,
+        `${server.url}/acme/traces?range=1h&project=default&query=${encodeURIComponent("items.page:7")}`,
       );
       await page.locator(`tr[data-trace="${itemTraces[7]}"]`).waitFor();
       expect(await page.locator("tr[data-trace]").count()).toBe(1);
       await page.goto(
-        `${server.url}/acme/traces?range=1h&query=${encodeURIComponent("op:http.client")}`,
+        `${server.url}/acme/traces?range=1h&project=default&query=${encodeURIComponent("op:http.client")}`,
       );
       await page.locator(`tr[data-trace="${errorTrace}"]`).waitFor();
       expect(await page.locator("tr[data-trace]").count()).toBe(1);
@@ -272,21 +274,21 @@ describe("the trace pages", () => {
       ]);
       // The error is marked on the span that was active, and the panel shows that span.
       const sign = page.locator("li[data-span-id]", { hasText: "sign request" });
-      expect(await sign.innerText()).toContain("⚠1");
+      expect(await sign.textContent()).toContain("⚠1");
       const panel = page.getByRole("region", { name: "Span detail" });
       await panel.getByRole("heading", { name: "sign request" }).waitFor();
-      expect(await panel.innerText()).toContain("Error: card declined for order 7");
+      expect(await panel.textContent()).toContain("Error: card declined for order 7");
       const logs = page.getByRole("list", { name: "Log lines" });
-      expect(await logs.innerText()).toContain("Order 7 placed by user-17");
+      expect(await logs.textContent()).toContain("Order 7 placed by user-17");
       expect(await logs.locator("li").count()).toBe(3);
-      expect(await page.locator('[data-figure="spans"]').innerText()).toBe("4");
+      expect(await page.locator('[data-figure="spans"]').textContent()).toBe("4");
       // Selecting another span reads its attributes; collapsing hides its subtree.
       await page
         .locator("li[data-span-id]", { hasText: "load cart" })
         .getByRole("button", { name: /load cart/ })
         .click();
       await panel.getByRole("heading", { name: "load cart" }).waitFor();
-      expect(await panel.innerText()).toContain("db.query");
+      expect(await panel.textContent()).toContain("db.query");
       await page.getByRole("button", { name: "Collapse 1 spans" }).click();
       await page.waitForFunction(() => document.querySelectorAll("li[data-span-id]").length === 3);
       await screenshot(page, "perf-traces-waterfall");
@@ -309,11 +311,11 @@ describe("the trace pages", () => {
       await page.goto(`${server.url}/acme/traces/${xssTrace}`);
       const row = page.locator("li[data-span-id]", { hasText: "<img src=x" });
       await row.waitFor();
-      expect(await row.locator("[data-desc]").innerText()).toBe(XSS);
+      expect(await row.locator("[data-desc]").textContent()).toBe(XSS);
       await row.getByRole("button", { name: /img src/ }).click();
       const panel = page.getByRole("region", { name: "Span detail" });
       await panel.getByText("evil.attr").waitFor();
-      expect(await panel.innerText()).toContain(XSS);
+      expect(await panel.textContent()).toContain(XSS);
       expect(await page.locator('img[src="x"]').count()).toBe(0);
       expect(
         await page.evaluate(() => (window as unknown as { __xss?: number }).__xss),
