@@ -450,6 +450,29 @@ describe.each(dialects)("releases, feedback and stats pages on $name", ({ create
       "a rate-limited error outcome",
     );
     expect(limited[0]?.reason).toBe("key_quota");
+    // Then until this test's categories stop changing (the SDK's client report of what it
+    // dropped, and the accepted items, are counted by the worker a little later).
+    const settled = async () =>
+      JSON.stringify(
+        await db.kysely
+          .selectFrom("outcomes")
+          .select(["category", "outcome", "reason", "hour", "quantity"])
+          .where("category", "in", ["error", "session", "feedback"])
+          .orderBy(["category", "outcome", "reason", "hour"])
+          .execute(),
+      );
+    let last = "";
+    await waitFor(
+      async () => {
+        const now = await settled();
+        const same = now === last;
+        last = now;
+        if (!same) await new Promise((r) => setTimeout(r, 1500));
+        return same || undefined;
+      },
+      30_000,
+      "settled outcomes",
+    );
     await withPage(browser, "stats", async (page) => {
       await signedIn(page);
       await page.goto(`${server.url}/acme/stats?category=error&range=24h`);
@@ -485,8 +508,16 @@ describe.each(dialects)("releases, feedback and stats pages on $name", ({ create
         const fromRows = rows
           .filter((r) => r.category === c.category && r.outcome === c.outcome)
           .reduce((n, r) => n + Number(r.quantity), 0);
-        expect(c.n, `${c.category}/${c.outcome}`).toBe(fromApi);
-        expect(c.n, `${c.category}/${c.outcome}`).toBe(fromRows);
+        // Faultline's own project keeps reporting its spans while this runs, so those counts
+        // only grow between the page, the API and the rows (read in that order); what this
+        // test's SDK sent is settled and must be equal.
+        if (["error", "session", "feedback"].includes(c.category)) {
+          expect(c.n, `${c.category}/${c.outcome}`).toBe(fromApi);
+          expect(c.n, `${c.category}/${c.outcome}`).toBe(fromRows);
+        } else {
+          expect(c.n, `${c.category}/${c.outcome}`).toBeLessThanOrEqual(fromApi);
+          expect(fromApi, `${c.category}/${c.outcome}`).toBeLessThanOrEqual(fromRows);
+        }
       }
       const cell = (category: string, outcome: string) =>
         cells.find((c) => c.category === category && c.outcome === outcome)?.n;
