@@ -19,6 +19,7 @@ await build({
     "seed-demo": "scripts/seed-demo.ts",
     "bench-ui": "scripts/bench-ui.ts",
     "bench-ui-perf-traces": "scripts/bench-ui-perf-traces.ts",
+    "bench-ui-releases-stats": "scripts/bench-ui-releases-stats.ts",
   },
   outdir: "dist",
   bundle: true,

@@ -18,6 +18,7 @@ import * as m015 from "./migrations/015-triage-team";
 import * as m016 from "./migrations/016-data-safety";
 import * as m017 from "./migrations/017-artifact-bundles";
 import * as m018 from "./migrations/018-crons-logs";
+import * as m019 from "./migrations/019-feedback-status";
 import * as m020 from "./migrations/020-alert-delivery";
 import * as m022 from "./migrations/022-alert-user-minutes";
 
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "016-data-safety": m016,
   "017-artifact-bundles": m017,
   "018-crons-logs": m018,
+  "019-feedback-status": m019,
   "020-alert-delivery": m020,
   "022-alert-user-minutes": m022,
 };

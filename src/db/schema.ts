@@ -334,7 +334,11 @@ export interface FeedbackTable {
   url: string | null;
   source: "feedback" | "user_report";
   received_at: number;
+  /** The inbox's triage state (migration 019). */
+  status: Generated<FeedbackStatus>;
 }
+
+export type FeedbackStatus = "open" | "resolved" | "spam";
 
 export interface AttachmentTable {
   id: Generated<number>;

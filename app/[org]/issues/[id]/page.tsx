@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { IssueFeedback } from "@/components/feedback/issue-feedback";
 import { Breadcrumbs } from "@/components/issue/breadcrumbs";
 import { EventContext } from "@/components/issue/event-context";
 import { EventNavigation } from "@/components/issue/event-navigation";
@@ -99,6 +100,13 @@ export default async function IssuePage({
           ) : (
             <p className="text-muted">This issue has no stored events.</p>
           )}
+          <Suspense fallback={null}>
+            <IssueFeedback
+              issue={issue}
+              orgSlug={ctx.org.slug}
+              canTriage={can(ctx.role, "issues.write")}
+            />
+          </Suspense>
         </div>
         <aside aria-label="Triage and statistics" className="flex flex-col gap-5">
           <TeamSidebar ctx={ctx} issue={issue} />
