@@ -73,7 +73,11 @@ describe.each(dialects)("OpenTelemetry SDK for Node → Faultline on $name", ({ 
 
   beforeAll(async () => {
     database = await create();
-    server = await startServer({ env: { DATABASE_URL: database.url } });
+    // The worker runs at idle priority beside accepting; on a machine busy with other test
+    // files the default 30 s starvation watch could hold it past these waits.
+    server = await startServer({
+      env: { DATABASE_URL: database.url, FAULTLINE_WORKER_STARVED_SECONDS: "5" },
+    });
     key = new URL(server.dsn).username;
     traces.json = runClient("otel-shop.mjs", {
       OTEL_WIRE: "json",
