@@ -33,18 +33,23 @@ function framesOf(event: StoredEvent): Frame[] {
   return (exception.values ?? []).flatMap((v) => v.stacktrace?.frames ?? []);
 }
 
-function builtMaps(): string[] {
-  const chunks = path.join(ROOT, ".next", "static", "chunks");
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, e.name);
+/** The built chunks and maps, relative to .next/ ("static/chunks/…"). */
+function built(): { chunks: string[]; mapsWithDebugId: number } {
+  const dir = path.join(ROOT, ".next", "static", "chunks");
+  const chunks: string[] = [];
+  let mapsWithDebugId = 0;
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      const rel = path.relative(path.join(ROOT, ".next"), full).split(path.sep).join("/");
       if (e.isDirectory()) walk(full);
-      else if (e.name.endsWith(".js.map")) out.push(full);
+      else if (e.name.endsWith(".js")) chunks.push(rel);
+      else if (e.name.endsWith(".js.map") && fs.readFileSync(full, "utf8").includes('"debugId"'))
+        mapsWithDebugId++;
     }
   };
-  walk(chunks);
-  return out;
+  walk(dir);
+  return { chunks, mapsWithDebugId };
 }
 
 /** The faultline project's bundles, read from the server's own SQLite file. */
@@ -89,7 +94,7 @@ describe("Faultline's own source maps", () => {
     expect(bundles[0]?.state).toBe("ok");
     expect(bundles[0]?.files).toBeGreaterThan(0);
     // Every map of the build, by its debug ID (the chunks carry the same IDs).
-    expect(bundles[0]?.files).toBe(builtMaps().length);
+    expect(bundles[0]?.files).toBe(built().mapsWithDebugId);
   });
 
   it("turn a client error thrown in Chromium into frames of the original .tsx files", async () => {
@@ -117,20 +122,29 @@ describe("Faultline's own source maps", () => {
     const original = files.filter((f) => /(?:^|\/)(?:app|components)\/\S*\.tsx$/.test(f));
     expect(original, `frames: ${JSON.stringify(files)}`).not.toEqual([]);
     // The component that threw, by its own file name.
-    expect(files).toContain("app/e2e/client-error/throw-on-click.tsx");
+    expect(files, `frames: ${JSON.stringify(files)}`).toContain(
+      "app/e2e/client-error/throw-on-click.tsx",
+    );
   });
 
   it("are never served to browsers", async () => {
-    const maps = builtMaps();
-    expect(maps.length).toBeGreaterThan(0);
-    const rel = path
-      .relative(path.join(ROOT, ".next"), maps[0] ?? "")
-      .split(path.sep)
-      .join("/");
-    const chunk = await fetch(`${server.url}/_next/${rel.replace(/\.map$/, "")}`);
-    expect(chunk.status).toBe(200);
-    // The chunk names its debug ID (sentry-cli inject) and the map stays private.
-    expect(await chunk.text()).toContain("debugId=");
+    // A chunk that names its map: it carries its debug ID too (sentry-cli inject).
+    const { chunk, map } = await waitFor(
+      async () => {
+        for (const rel of built().chunks) {
+          const text = fs.readFileSync(path.join(ROOT, ".next", rel), "utf8");
+          const named = /\/\/# sourceMappingURL=(\S+\.map)\s/.exec(text);
+          if (named && text.includes("//# debugId=")) {
+            return { chunk: rel, map: path.posix.join(path.posix.dirname(rel), named[1] ?? "") };
+          }
+        }
+      },
+      1_000,
+      "a built chunk with a source map",
+    );
+    expect(fs.existsSync(path.join(ROOT, ".next", map))).toBe(true);
+    expect((await fetch(`${server.url}/_next/${chunk}`)).status).toBe(200);
+    const rel = map;
     for (const variant of [rel, `${rel}?x=1`, rel.replace(/\.map$/, ".%6Dap")]) {
       const res = await fetch(`${server.url}/_next/${variant}`);
       expect(res.status, variant).toBe(404);
