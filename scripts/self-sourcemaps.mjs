@@ -1,6 +1,7 @@
-// Faultline's own browser source maps, after `next build` (issue 20): the real sentry-cli
-// injects a debug ID into every chunk under .next/static/chunks (and into its map), then the
-// maps are packed into one artifact bundle, as sentry-cli would upload it, at
+// Faultline's own source maps, after `next build` (issue 20): the real sentry-cli injects a
+// debug ID into every chunk of the browser (.next/static/chunks) and of the server
+// (.next/server), and into its map, so both SDKs name the IDs in `debug_meta`; then the maps
+// are packed into one artifact bundle, as sentry-cli would upload it, at
 // .next/faultline-sourcemaps.bundle with its checksum in .next/faultline-sourcemaps.json. The
 // server registers that bundle for its `faultline` project at start
 // (src/sourcemaps/self-bundle.ts): same disk, no upload.
@@ -25,9 +26,9 @@ function walk(dir) {
 
 export function buildSelfSourceMaps(root) {
   const nextDir = path.join(root, ".next");
-  const chunks = path.join(nextDir, "static", "chunks");
+  const dirs = [path.join(nextDir, "static", "chunks"), path.join(nextDir, "server")];
   const cli = path.join(root, "node_modules", ".bin", "sentry-cli");
-  const injected = spawnSync(cli, ["sourcemaps", "inject", "--quiet", chunks], {
+  const injected = spawnSync(cli, ["sourcemaps", "inject", "--quiet", ...dirs], {
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, SENTRY_DISABLE_UPDATE_CHECK: "1", SENTRY_NO_PROGRESS_BAR: "1" },
   });
@@ -36,20 +37,28 @@ export function buildSelfSourceMaps(root) {
 
   const files = {};
   const manifest = { files: {} };
-  for (const file of walk(chunks)) {
-    if (!file.endsWith(".js.map")) continue;
-    const bytes = fs.readFileSync(file);
-    let debugId;
-    try {
-      const map = JSON.parse(bytes.toString("utf8"));
-      debugId = map.debug_id ?? map.debugId;
-    } catch {
-      continue;
+  for (const chunk of dirs.flatMap(walk)) {
+    if (!chunk.endsWith(".js")) continue;
+    const text = fs.readFileSync(chunk, "utf8");
+    const debugId = /\/\/# debugId=([0-9a-fA-F-]{32,36})\s*$/.exec(text)?.[1];
+    const named = /\/\/# sourceMappingURL=(\S+)\s*(?:\/\/# debugId=\S+\s*)?$/.exec(text)?.[1];
+    if (!debugId || !named || named.startsWith("data:")) continue;
+    // Turbopack escapes the server chunks' names ("%5Broot-of-the-server%5D__…"), which
+    // sentry-cli does not unescape: it then appends its snippet after the code, leaving the
+    // map valid as it is, and the chunk's debug ID names it here.
+    let map = path.resolve(path.dirname(chunk), named);
+    if (!fs.existsSync(map)) {
+      try {
+        map = path.resolve(path.dirname(chunk), decodeURIComponent(named));
+      } catch {
+        continue;
+      }
     }
-    if (typeof debugId !== "string") continue;
-    const url = `~/_next/${path.relative(nextDir, file).split(path.sep).join("/")}`;
+    if (!map.startsWith(nextDir + path.sep) || !fs.existsSync(map)) continue;
+    const url = `~/_next/${path.relative(nextDir, map).split(path.sep).join("/")}`;
     const entry = `_/${url.slice(2)}`;
-    files[entry] = bytes;
+    if (manifest.files[entry]) continue;
+    files[entry] = fs.readFileSync(map);
     manifest.files[entry] = { url, type: "source_map", headers: { "debug-id": debugId } };
   }
   files["manifest.json"] = Buffer.from(JSON.stringify(manifest));

@@ -7,13 +7,15 @@ import { launchBrowser, withPage } from "../helpers/browser";
 import { ROOT, type RunningServer, startServer, waitFor } from "../helpers/server";
 
 /**
- * Faultline's own errors, readable (issue 20): the build gives its browser chunks debug IDs
- * and packs their maps into a bundle (scripts/self-sourcemaps.mjs) that the server registers
- * for its `faultline` project at start (src/sourcemaps/self-bundle.ts), with no upload. An
- * error thrown by Faultline's own UI in Chromium, reported through /monitoring, is stored with
- * a frame in the original `.tsx` file; the maps themselves are never served.
+ * Faultline's own errors, readable (issue 20): the build gives its browser and server chunks
+ * debug IDs and packs their maps into a bundle (scripts/self-sourcemaps.mjs) that the server
+ * registers for its `faultline` project at start (src/sourcemaps/self-bundle.ts), with no
+ * upload. An error thrown by Faultline's own UI in Chromium, reported through /monitoring, is
+ * stored with a frame in the original `.tsx` file, and so is one thrown while rendering on the
+ * server; the maps themselves are never served.
  */
 const TITLE = "Error: Faultline e2e: client-side rendering failed on purpose";
+const SERVER_TITLE = "Error: Faultline e2e: server-side rendering failed on purpose";
 
 interface Frame {
   filename?: string;
@@ -74,6 +76,13 @@ async function selfBundles(
 let server: RunningServer;
 let browser: Browser;
 
+/** The filenames of the frames of an issue's latest event, as stored. */
+async function frameFiles(issueId: string): Promise<string[]> {
+  const event = await server.api<StoredEvent>(`/api/0/issues/${issueId}/events/latest/`);
+  expect(event.status).toBe(200);
+  return framesOf(event.body).map((f) => f.filename ?? "");
+}
+
 beforeAll(async () => {
   [server, browser] = await Promise.all([
     startServer({ env: { FAULTLINE_E2E_ROUTES: "1" } }),
@@ -115,16 +124,29 @@ describe("Faultline's own source maps", () => {
       30_000,
       "the client error in the faultline project",
     );
-    const event = await server.api<StoredEvent>(`/api/0/issues/${issue.id}/events/latest/`);
-    expect(event.status).toBe(200);
-    const frames = framesOf(event.body);
-    const files = frames.map((f) => f.filename ?? "");
+    const files = await frameFiles(issue.id);
     const original = files.filter((f) => /(?:^|\/)(?:app|components)\/\S*\.tsx$/.test(f));
     expect(original, `frames: ${JSON.stringify(files)}`).not.toEqual([]);
     // The component that threw, by its own file name.
     expect(files, `frames: ${JSON.stringify(files)}`).toContain(
       "app/e2e/client-error/throw-on-click.tsx",
     );
+  });
+
+  it("turn an error of server rendering into a frame of the original .tsx file", async () => {
+    expect((await fetch(`${server.url}/e2e/server-error`)).status).toBe(500);
+    const issue = await waitFor(
+      async () => {
+        const res = await server.api<{ id: string; title: string }[]>(
+          "/api/0/projects/default/faultline/issues/",
+        );
+        return res.body.find((i) => i.title === SERVER_TITLE);
+      },
+      30_000,
+      "the server error in the faultline project",
+    );
+    const files = await frameFiles(issue.id);
+    expect(files, `frames: ${JSON.stringify(files)}`).toContain("app/e2e/server-error/page.tsx");
   });
 
   it("are never served to browsers", async () => {
