@@ -4,18 +4,22 @@ import type { Db } from "../db/connection";
 import { SELF_PROJECT } from "../projects/self-monitoring";
 import { storeBundle } from "./assemble";
 import { BundleError, parseBundle } from "./bundle";
+import { blobStoreOf, removeBlob } from "./storage";
 
 /**
  * Faultline's own browser source maps (issue 20): `node scripts/build.mjs` injects debug IDs
  * into the Next chunks and packs their maps into one artifact bundle beside them
  * (scripts/self-sourcemaps.mjs). At start the server registers that bundle for its `faultline`
  * project, as an upload would: same disk, no upload. The bundle's checksum is written at
- * build, so a restart of the same build costs one query; a new build adds one bundle (older
- * ones go with sourcemap retention). Self-monitoring is a guest: a failure here is logged and
+ * build, so a restart of the same build costs one query; a new build adds one bundle and
+ * deletes those of older builds but the one before it (pages loaded before a deploy still
+ * report with its debug IDs). Self-monitoring is a guest: a failure here is logged and
  * the server starts anyway.
  */
 export const SELF_BUNDLE_INDEX = "faultline-sourcemaps.json";
 export const SELF_BUNDLE_UPLOADER = "faultline build";
+/** This build's bundle and the one before it. */
+const KEEP_BUILDS = 2;
 
 export type SelfBundleResult =
   | { state: "absent" }
@@ -105,5 +109,29 @@ export async function registerSelfSourceMaps(db: Db, root: string): Promise<Self
     bytes,
     parsed,
   );
+  await pruneOlderBuilds(db, orgId, inserted.id);
   return { state: "registered", bundleId: inserted.id, maps: parsed.files.length };
+}
+
+/** Bundles of builds before the previous one; no upload is ever labelled as a build. */
+async function pruneOlderBuilds(db: Db, orgId: number, newestId: number): Promise<void> {
+  const old = await db.kysely
+    .selectFrom("artifact_bundles")
+    .select(["id", "path"])
+    .where("organization_id", "=", orgId)
+    .where("uploaded_by", "=", SELF_BUNDLE_UPLOADER)
+    .where("id", "<=", newestId)
+    .orderBy("id", "desc")
+    .offset(KEEP_BUILDS)
+    .limit(1000)
+    .execute();
+  if (old.length === 0) return;
+  const ids = old.map((b) => b.id);
+  await db.kysely.transaction().execute(async (trx) => {
+    await trx.deleteFrom("artifact_bundle_files").where("bundle_id", "in", ids).execute();
+    await trx.deleteFrom("artifact_bundle_projects").where("bundle_id", "in", ids).execute();
+    await trx.deleteFrom("artifact_bundles").where("id", "in", ids).execute();
+  });
+  const store = blobStoreOf(db);
+  for (const b of old) await removeBlob(store, b.path);
 }

@@ -57,7 +57,7 @@ function built(): { chunks: string[]; mapsWithDebugId: number } {
 /** The faultline project's bundles, read from the server's own SQLite file. */
 async function selfBundles(
   running: RunningServer,
-): Promise<{ state: string; uploadedBy: string; files: number }[]> {
+): Promise<{ state: string; uploadedBy: string | null; files: number }[]> {
   const db = openDb(`file:${path.join(running.dataDir, "faultline.db")}`, { poolSize: 1 });
   try {
     const rows = await db.kysely
@@ -101,6 +101,7 @@ describe("Faultline's own source maps", () => {
     const bundles = await selfBundles(server);
     expect(bundles).toHaveLength(1);
     expect(bundles[0]?.state).toBe("ok");
+    expect(bundles[0]?.uploadedBy).toBe("faultline build");
     expect(bundles[0]?.files).toBeGreaterThan(0);
     // Every map of the build, by its debug ID (the chunks carry the same IDs).
     expect(bundles[0]?.files).toBe(built().mapsWithDebugId);
