@@ -69,8 +69,9 @@ export function buildSelfSourceMaps(root) {
     manifest.files[entry] = { url, type: "source_map", headers: { "debug-id": debugId } };
   }
   files["manifest.json"] = Buffer.from(JSON.stringify(manifest));
-  // Level 1: maps shrink to about a fifth at a fraction of the time of the default level.
-  const zip = Buffer.from(zipSync(files, { level: 1 }));
+  // Level 1: maps shrink to about a fifth at a fraction of the time of the default level. A
+  // fixed date: the same build packs to the same checksum, which is registered only once.
+  const zip = Buffer.from(zipSync(files, { level: 1, mtime: "1980-01-01T00:00:00Z" }));
   const checksum = createHash("sha1").update(zip).digest("hex");
   fs.writeFileSync(path.join(nextDir, SELF_BUNDLE), zip);
   fs.writeFileSync(
