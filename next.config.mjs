@@ -5,6 +5,11 @@ import { withSentryConfig } from "@sentry/nextjs/config";
 /** @type {import("next").NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
+  // Faultline's own browser errors are symbolicated by Faultline: the build writes each chunk's
+  // map beside it, scripts/build.mjs gives the chunks debug IDs and packs the maps into a bundle
+  // that the server registers for its `faultline` project at start. The maps are separate
+  // files (first-load JS is unchanged) and the server never serves them (src/server/static-maps.ts).
+  productionBrowserSourceMaps: true,
   // On every response of the UI and the API; pages add their nonce policy in proxy.ts.
   async headers() {
     return [

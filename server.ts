@@ -16,8 +16,10 @@ import { WorkerPool } from "./src/ingest/workers/worker-pool";
 import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
 import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
+import { isBuiltSourceMap } from "./src/server/static-maps";
 import { type NextHandler, webHandler } from "./src/server/web-handler";
 import { WebThread } from "./src/server/web-thread-host";
+import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
@@ -44,6 +46,17 @@ async function main(): Promise<void> {
   const applied = await migrateToLatest(db);
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);
   const { defaultKey } = await bootstrap(db);
+  // Faultline's own browser source maps, built beside the chunks, for its `faultline` project.
+  try {
+    const started = Date.now();
+    const own = await registerSelfSourceMaps(db, ROOT);
+    if (own.state === "registered")
+      console.log(
+        `[sourcemaps] registered this build's ${own.maps} source maps for project faultline (${Date.now() - started} ms)`,
+      );
+  } catch (err) {
+    console.error("[sourcemaps] cannot register this build's own source maps:", err);
+  }
 
   const ingest: IngestService | undefined = runsIngest ? await startIngest(db) : undefined;
   // The SQLite queue is read by position (see src/ingest/queue/sqlite.ts): one reader only.
@@ -105,7 +118,9 @@ async function main(): Promise<void> {
       send(res, 200, { ok: true, role });
       return;
     }
-    if (!handleWeb) {
+    // The build's own source maps sit among the chunks Next serves; they are for the
+    // symbolicator only (src/sourcemaps/self-bundle.ts), never for browsers.
+    if (!handleWeb || isBuiltSourceMap(req.url ?? "/")) {
       send(res, 404, { detail: "not found" });
       return;
     }

@@ -2,6 +2,7 @@
 // second or two) and, unless --server-only, the Next.js production build.
 import { spawnSync } from "node:child_process";
 import { build } from "esbuild";
+import { buildSelfSourceMaps } from "./self-sourcemaps.mjs";
 
 const serverOnly = process.argv.includes("--server-only");
 
@@ -39,4 +40,9 @@ if (!serverOnly) {
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
+  const started = Date.now();
+  const own = buildSelfSourceMaps(process.cwd());
+  console.log(
+    `Own source maps: ${own.maps} maps with debug IDs, bundle of ${own.bytes} bytes (${Date.now() - started} ms)`,
+  );
 }

@@ -149,10 +149,17 @@ describe.each(dialects)("sentry-cli uploads on $name", ({ name, create }) => {
     expect(JSON.parse(String(map)).sources).toEqual(onDisk.sources);
     // Scoped to the projects named in the call.
     expect(await lookup.sourceMapByDebugId(otherProjectId, debugId)).toBeNull();
+    // The project's own bundle (the server registers its build's maps for `faultline` too).
     const bundle = await db.kysely
       .selectFrom("artifact_bundles")
       .selectAll()
       .where("state", "=", "ok")
+      .where("id", "in", (eb) =>
+        eb
+          .selectFrom("artifact_bundle_projects")
+          .select("bundle_id")
+          .where("project_id", "=", projectId),
+      )
       .executeTakeFirstOrThrow();
     expect(bundle.uploaded_by).toMatch(/^organization token /);
     if (name === "sqlite") {

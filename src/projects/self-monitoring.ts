@@ -10,7 +10,7 @@ import type { SelfMonitoringClientConfig } from "./self-monitoring-config";
  * browser SDK would use. The project's DSN key is random and created at first start, so it is
  * read from the database at run time, never at build time.
  */
-const SELF_PROJECT = { organizationId: 1, slug: "faultline" } as const;
+export const SELF_PROJECT = { organizationId: 1, slug: "faultline" } as const;
 
 export interface SelfMonitoringTarget {
   dsn: string;

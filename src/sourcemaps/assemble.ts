@@ -172,7 +172,7 @@ async function runAssembly(
   await deleteChunks(db, orgId, req.chunks);
 }
 
-async function storeBundle(
+export async function storeBundle(
   db: Db,
   orgId: number,
   bundleId: number,

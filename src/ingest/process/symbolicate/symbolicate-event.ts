@@ -262,6 +262,8 @@ function cleanFilename(source: string): string {
     source
       .replace(/^webpack:\/\/[^/]*\//, "")
       .replace(/^[a-z][a-z0-9+.-]*:\/\/\/?/i, "")
+      // Turbopack (next build) names every source of the app `turbopack:///[project]/…`.
+      .replace(/^\[project\]\//, "")
       .replace(/^(?:\.{1,2}\/)+/, "")
       .slice(0, 1024) || source.slice(0, 1024)
   );
