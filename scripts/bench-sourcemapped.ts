@@ -29,6 +29,9 @@ const BATCH = 500;
 
 class MemoryLookup implements ArtifactLookup {
   constructor(private readonly maps: Map<string, Buffer>) {}
+  hasFiles(): Promise<boolean> {
+    return Promise.resolve(this.maps.size > 0);
+  }
   sourceMapByDebugId(_projectId: number, debugId: string): Promise<Buffer | null> {
     // A copy, as a read from disk or the database would give.
     const bytes = this.maps.get(debugId);

@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import { BundleError, type ParsedBundle, parseBundle } from "./bundle";
 import { deleteChunks, missingChunks, readChunks } from "./chunks";
 import { maxBundleSize } from "./limits";
+import { announceArtifacts } from "./lookup";
 import { blobStoreOf, bundlePath, removeBlob, writeBlob } from "./storage";
 
 /**
@@ -189,7 +190,7 @@ export async function storeBundle(
   // The CLI's --release wins over the manifest's, as Sentry's.
   const release = req.version || parsed.release;
   const dist = req.dist || parsed.dist;
-  await db.kysely.transaction().execute(async (trx) => {
+  const indexed = await db.kysely.transaction().execute(async (trx) => {
     const projects = await trx
       .selectFrom("artifact_bundle_projects")
       .select("project_id")
@@ -232,7 +233,9 @@ export async function storeBundle(
       })
       .where("id", "=", bundleId)
       .execute();
+    return projects.map((p) => p.project_id);
   });
+  announceArtifacts(indexed);
 }
 
 /** The same bundle uploaded again for more projects: index its files for them too. */
@@ -269,6 +272,7 @@ async function addProjects(db: Db, bundleId: number, projectIds: number[]): Prom
       }
     }
   });
+  announceArtifacts(projectIds);
 }
 
 /** Deletes a bundle, its index and its bytes. */

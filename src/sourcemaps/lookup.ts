@@ -8,7 +8,22 @@ import { blobStoreOf, readBlob } from "./storage";
  * What symbolication asks of the uploaded artifacts (src/ingest/process/ symbolicate). Only
  * bundles that assembled `ok` and were uploaded for the project count; the newest wins.
  */
+/**
+ * Told the id of a project whose uploaded files changed (a bundle assembled or indexed for
+ * it), so every thread of this process that symbolicates asks again at once; other processes
+ * within the symbolicator's TTL (src/ingest/process/symbolicate/symbolicate-envelopes.ts).
+ */
+export const ARTIFACTS_CHANNEL = "faultline:artifacts";
+
+export function announceArtifacts(projectIds: readonly number[]): void {
+  const channel = new BroadcastChannel(ARTIFACTS_CHANNEL);
+  for (const id of projectIds) channel.postMessage(Number(id));
+  channel.close();
+}
+
 export interface ArtifactLookup {
+  /** Whether the project has any uploaded file at all (most projects have none). */
+  hasFiles(projectId: number): Promise<boolean>;
   /** The source map (file type "source_map") with this debug id, in a bundle scoped to the project. */
   sourceMapByDebugId(projectId: number, debugId: string): Promise<Buffer | null>;
   /** A file stored under release + dist + url (url exactly as in the manifest, e.g. "~/static/main.js"), with its manifest headers (e.g. {"sourcemap": "main.js.map", "debug-id": "…"}). */
@@ -55,6 +70,14 @@ export function artifactLookup(db: Db, reads: Kysely<Database> = db.kysely): Art
   }
 
   return {
+    async hasFiles(projectId) {
+      const row = await files()
+        .select("f.project_id")
+        .where("f.project_id", "=", projectId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
     async sourceMapByDebugId(projectId, debugId) {
       const id = normalizeDebugId(debugId);
       if (!id) return null;

@@ -39,14 +39,15 @@ async function main(): Promise<void> {
   const processors = count > 0 ? new ProcessorPool(count) : undefined;
   processors?.start();
   const settings = new ProjectSettingsCache().listen();
+  const symbolicator = new Symbolicator(
+    artifactLookup(db),
+    env().FAULTLINE_SOURCEMAP_CACHE_BYTES,
+    (reads) => artifactLookup(db, reads),
+  ).listen();
   const worker = new IngestWorker(reader, {
     processors,
     settings,
-    symbolicator: new Symbolicator(
-      artifactLookup(db),
-      env().FAULTLINE_SOURCEMAP_CACHE_BYTES,
-      (reads) => artifactLookup(db, reads),
-    ),
+    symbolicator,
     // Caught up: the pool's starvation watch (worker-pool.ts) stops counting.
     onBatch: (handled) => {
       if (handled === 0) parentPort?.postMessage("idle");
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
       await processors?.stop();
       await reader.close();
       settings.close();
+      symbolicator.close();
       await checkpointer?.stop();
       await db.close();
       parentPort?.postMessage("stopped");

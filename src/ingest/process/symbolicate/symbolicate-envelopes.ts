@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema";
+import { ARTIFACTS_CHANNEL } from "../../../sourcemaps/lookup";
 import { frameEnvelope } from "../../accept/frame";
 import type { QueuedEnvelope } from "../../queue/queue";
 import type { MetaTree } from "../scrub/meta";
@@ -22,9 +23,23 @@ export interface SymbolicateStats {
   failed: number;
 }
 
+/**
+ * How long the worker trusts "this project has no uploaded files" when nothing told it
+ * otherwise: a bundle assembled in this process announces itself at once (ARTIFACTS_CHANNEL),
+ * one assembled by another process is seen within this.
+ */
+const HAS_FILES_TTL_MS = 5_000;
+
 export class Symbolicator {
   readonly resolver: MapResolver;
   readonly stats: SymbolicateStats = { events: 0, mapped: 0, failed: 0 };
+  /**
+   * Whether each project has uploaded files. Most have none, and for them an event that names
+   * no debug IDs is not parsed at all: parsing every JavaScript event to find nothing to map cost the errors
+   * bench ~45 µs of processing per event (processed 8.2k against 13.4k events/s).
+   */
+  private readonly hasFiles = new Map<number, { has: boolean; expires: number }>();
+  private channel: BroadcastChannel | undefined;
 
   /**
    * `lookupFor(reads)` gives the artifact lookup that reads through a batch's executor (see
@@ -36,13 +51,56 @@ export class Symbolicator {
     private readonly lookupFor?: (reads: Kysely<Database>) => ArtifactLookup,
   ) {
     this.resolver = new MapResolver(lookup, cacheBytes);
+    this.lookup = lookup;
+  }
+
+  private readonly lookup: ArtifactLookup;
+
+  /** Starts listening for bundles assembled in this process (see ARTIFACTS_CHANNEL). */
+  listen(): this {
+    this.channel = new BroadcastChannel(ARTIFACTS_CHANNEL);
+    this.channel.onmessage = (message) => {
+      const id = (message as MessageEvent).data;
+      if (typeof id === "number") this.hasFiles.delete(id);
+    };
+    (this.channel as unknown as { unref(): void }).unref();
+    return this;
+  }
+
+  close(): void {
+    this.channel?.close();
+  }
+
+  /** The projects among these that have uploaded files, from memory when it is fresh. */
+  private async projectsWithFiles(
+    envelopes: QueuedEnvelope[],
+    lookup: ArtifactLookup,
+  ): Promise<Set<number>> {
+    const now = Date.now();
+    const out = new Set<number>();
+    for (const projectId of new Set(envelopes.map((e) => e.projectId))) {
+      let known = this.hasFiles.get(projectId);
+      if (!known || known.expires <= now) {
+        known = { has: await lookup.hasFiles(projectId), expires: now + HAS_FILES_TTL_MS };
+        this.hasFiles.set(projectId, known);
+      }
+      if (known.has) out.add(projectId);
+    }
+    return out;
   }
 
   async symbolicateEnvelopes(envelopes: QueuedEnvelope[], reads?: Kysely<Database>): Promise<void> {
-    const resolver =
-      reads && this.lookupFor ? this.resolver.withLookup(this.lookupFor(reads)) : this.resolver;
+    const lookup = reads && this.lookupFor ? this.lookupFor(reads) : this.lookup;
+    const resolver = lookup === this.lookup ? this.resolver : this.resolver.withLookup(lookup);
+    const withFiles = await this.projectsWithFiles(envelopes, lookup);
+    // An event that names its bundles' debug IDs is looked at anyway, so a project that
+    // forgot to upload is told why its frames stayed minified (js_no_source).
+    const wanted = envelopes.filter(
+      (e) => withFiles.has(e.projectId) || e.body.includes('"debug_meta"'),
+    );
+    if (wanted.length === 0) return;
     await Promise.all(
-      envelopes.map((envelope) =>
+      wanted.map((envelope) =>
         this.symbolicateEnvelope(envelope, resolver).catch((err) => {
           // A bug here must not wedge the queue: the event goes on as sent.
           console.error(`[symbolicate] envelope ${envelope.id} failed:`, err);

@@ -30,6 +30,11 @@ class MemoryLookup implements ArtifactLookup {
   maps = new Map<string, Buffer>();
   files = new Map<string, { type: string; content: Buffer; headers: Record<string, string> }>();
   calls = 0;
+  hasFiles(projectId: number): Promise<boolean> {
+    const mine = (key: string) =>
+      key.startsWith(`${projectId}:`) || key.startsWith(`${projectId}|`);
+    return Promise.resolve([...this.maps.keys(), ...this.files.keys()].some(mine));
+  }
   sourceMapByDebugId(projectId: number, debugId: string): Promise<Buffer | null> {
     this.calls++;
     return Promise.resolve(this.maps.get(`${projectId}:${debugId}`) ?? null);
@@ -209,6 +214,23 @@ describe("symbolication by debug ID", () => {
     const event = await throughPipeline(sym, eventFrom(app, [5, 6, 7]), 1);
     expect(topFrames(event).at(-1)?.data).toBeUndefined();
     expect(event.errors.map((e) => e.type)).toContain("js_no_source");
+  });
+
+  it("does not parse events of a project without uploads, unless they name debug IDs", async () => {
+    const lookup = new MemoryLookup();
+    const sym = new Symbolicator(lookup, 64 * 1024 * 1024);
+    const byRelease = eventFrom(app, [5, 6, 7], {
+      debugMeta: false,
+      release: "shop@1",
+      url: "https://shop.example.com/static/app.js",
+    });
+    const event = await throughPipeline(sym, byRelease, 1);
+    expect(lookup.calls).toBe(0);
+    expect(event.errors).toEqual([]);
+    // Named debug IDs are looked up even so: the event says why its frames stayed minified.
+    const named = await throughPipeline(sym, eventFrom(app, [5, 6, 7]), 1);
+    expect(lookup.calls).toBeGreaterThan(0);
+    expect(named.errors.map((e) => e.type)).toContain("js_no_source");
   });
 
   it("parses a map once for many events", async () => {
