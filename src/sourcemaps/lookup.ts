@@ -5,10 +5,6 @@ import { normalizeDebugId, readEntry } from "./bundle";
 import { blobStoreOf, readBlob } from "./storage";
 
 /**
- * What symbolication asks of the uploaded artifacts (src/ingest/process/ symbolicate). Only
- * bundles that assembled `ok` and were uploaded for the project count; the newest wins.
- */
-/**
  * Told the id of a project whose uploaded files changed (a bundle assembled or indexed for
  * it), so every thread of this process that symbolicates asks again at once; other processes
  * within the symbolicator's TTL (src/ingest/process/symbolicate/symbolicate-envelopes.ts).
@@ -21,12 +17,19 @@ export function announceArtifacts(projectIds: readonly number[]): void {
   channel.close();
 }
 
+/**
+ * What symbolication asks of the uploaded artifacts (src/ingest/process/symbolicate/). Only
+ * bundles that assembled `ok` and were uploaded for the project count; the newest wins.
+ */
 export interface ArtifactLookup {
   /** Whether the project has any uploaded file at all (most projects have none). */
   hasFiles(projectId: number): Promise<boolean>;
-  /** The source map (file type "source_map") with this debug id, in a bundle scoped to the project. */
+  /** The source map (file type "source_map") with this debug id, in a bundle of the project. */
   sourceMapByDebugId(projectId: number, debugId: string): Promise<Buffer | null>;
-  /** A file stored under release + dist + url (url exactly as in the manifest, e.g. "~/static/main.js"), with its manifest headers (e.g. {"sourcemap": "main.js.map", "debug-id": "…"}). */
+  /**
+   * A file stored under release + dist + url (the url exactly as in the manifest, e.g.
+   * "~/static/main.js"), with its manifest headers (e.g. {"sourcemap": "main.js.map"}).
+   */
   fileByUrl(
     projectId: number,
     release: string,
