@@ -1,54 +1,25 @@
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACTION, CONDITION, FILTER } from "../../src/alerts/rules/ids";
 import type { Role } from "../../src/auth/permissions";
-import { type Db, openDb } from "../../src/db/connection";
-import { insertProjectWithKey } from "../../src/projects/insert-project";
-import { actionId, actionRedirect, Client } from "../auth/http-client";
+import type { Db } from "../../src/db/connection";
+import type { Client } from "../auth/http-client";
 import { type RunningServer, startServer } from "../helpers/server";
+import { addGlobex, ROLES, sessionApi, signInEveryRole, WRITES, withServerDb } from "./roles";
 
 /**
  * The project rules REST endpoints over real HTTP against the production server: the
  * permission matrix (owner, admin, member, viewer, another organization, not signed in), the
  * default rule of a new project, Sentry's body shape, and a 400 naming the field of bad input.
  */
-const ACTIONS = {
-  setUp: actionId("app/(auth)/setup/actions.ts", "setUp"),
-  signIn: actionId("app/(auth)/sign-in/actions.ts", "signIn"),
-  addMember: actionId("app/[org]/settings/members/actions.ts", "addMember"),
-};
-const OWNER = { name: "Olive Owner", email: "olive@example.com", password: "owner password 1" };
-const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
-const WRITES: Record<Role, boolean> = { owner: true, admin: true, member: false, viewer: false };
 const RULES = "/api/0/projects/acme/default/rules/";
 
 let server: RunningServer;
-const as = {} as Record<Role, Client>;
+let as: Record<Role, Client>;
 
-async function withDb<T>(use: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`);
-  try {
-    return await use(db);
-  } finally {
-    await db.close();
-  }
-}
+const withDb = <T>(use: (db: Db) => Promise<T>) => withServerDb(server, use);
 
-/** A REST call with the client's session cookie (a browser on Faultline's own origin). */
-async function api(client: Client | null, method: string, pathname: string, body?: unknown) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (client) {
-    headers.cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    headers.origin = server.url;
-  }
-  const res = await fetch(`${server.url}${pathname}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : null };
-}
+const api = (client: Client | null, method: string, pathname: string, body?: unknown) =>
+  sessionApi(server, client, method, pathname, body);
 
 const validRule = (name: string) => ({
   name,
@@ -69,39 +40,9 @@ const validRule = (name: string) => ({
 
 beforeAll(async () => {
   server = await startServer();
-  as.owner = new Client(server.url);
-  const setup = await as.owner.action("/setup", ACTIONS.setUp, {
-    ...OWNER,
-    orgName: "Acme Inc",
-    orgSlug: "acme",
-  });
-  expect(actionRedirect(setup)).toBe("/acme");
-  for (const role of ["admin", "member", "viewer"] as const) {
-    const email = `${role}@example.com`;
-    const added = await as.owner.action(
-      "/acme/settings/members",
-      ACTIONS.addMember,
-      { org: "acme", email, role },
-      { withState: true },
-    );
-    const secret = /"secret":"([^"]+)"/.exec(added.body)?.[1];
-    if (!secret) throw new Error(`no secret: ${added.status} ${added.body.slice(0, 300)}`);
-    as[role] = new Client(server.url);
-    const signedIn = await as[role].action("/sign-in", ACTIONS.signIn, { email, password: secret });
-    expect(actionRedirect(signedIn)).toBe("/acme");
-  }
+  as = await signInEveryRole(server);
   await withDb(async (db) => {
-    const org = await db.kysely
-      .insertInto("organizations")
-      .values({ slug: "globex", name: "Globex", created_at: Date.now() })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    await insertProjectWithKey(db.kysely, {
-      organizationId: Number(org.id),
-      slug: "secret",
-      name: "Secret",
-      platform: "node",
-    });
+    await addGlobex(db);
   });
 }, 180_000);
 
