@@ -2,8 +2,8 @@ import path from "node:path";
 import { expect } from "vitest";
 import type { Role } from "../../src/auth/permissions";
 import { type Db, openDb } from "../../src/db/connection";
-import { insertProjectWithKey } from "../../src/projects/insert-project";
 import { actionId, actionRedirect, Client } from "../auth/http-client";
+import { insertOtherOrg } from "../helpers/other-org";
 import type { RunningServer } from "../helpers/server";
 
 /**
@@ -57,17 +57,7 @@ export async function signInEveryRole(server: RunningServer): Promise<Record<Rol
 
 /** Another organization, `globex`, with its project `secret`. */
 export async function addGlobex(db: Db): Promise<void> {
-  const org = await db.kysely
-    .insertInto("organizations")
-    .values({ slug: "globex", name: "Globex", created_at: Date.now() })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await insertProjectWithKey(db.kysely, {
-    organizationId: Number(org.id),
-    slug: "secret",
-    name: "Secret",
-    platform: "node",
-  });
+  await insertOtherOrg(db, { project: "secret" });
 }
 
 /** The running server's SQLite database, opened for one use. */

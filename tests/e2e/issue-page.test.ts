@@ -6,6 +6,7 @@ import { openDb } from "../../src/db/connection";
 import { actionId, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
 import { buildEnvelope, realNodeErrorEvent, variant } from "../helpers/envelopes";
+import { insertOtherOrg } from "../helpers/other-org";
 import { ROOT, type RunningServer, startServer, waitFor } from "../helpers/server";
 
 /**
@@ -306,26 +307,11 @@ describe("access", () => {
     const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`, { poolSize: 1 });
     try {
       const now = Date.now();
-      const org = await db.kysely
-        .insertInto("organizations")
-        .values({ slug: "globex", name: "Globex", created_at: now })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const project = await db.kysely
-        .insertInto("projects")
-        .values({
-          organization_id: org.id,
-          slug: "web",
-          name: "Web",
-          platform: null,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+      const { projectId } = await insertOtherOrg(db);
       const issue = await db.kysely
         .insertInto("issues")
         .values({
-          project_id: project.id,
+          project_id: projectId,
           fingerprint: "f".repeat(32),
           title: "Globex secret",
           culprit: null,

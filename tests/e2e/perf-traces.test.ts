@@ -7,6 +7,7 @@ import { openDb } from "../../src/db/connection";
 import { percentile } from "../../src/performance/stats";
 import { actionId, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
+import { insertOtherOrg } from "../helpers/other-org";
 import { ROOT, type RunningServer, startServer, waitFor } from "../helpers/server";
 
 /**
@@ -333,27 +334,12 @@ describe("access", () => {
     const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`, { poolSize: 1 });
     try {
       const now = Date.now();
-      const org = await db.kysely
-        .insertInto("organizations")
-        .values({ slug: "globex", name: "Globex", created_at: now })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      const project = await db.kysely
-        .insertInto("projects")
-        .values({
-          organization_id: org.id,
-          slug: "web",
-          name: "Web",
-          platform: null,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
+      const { projectId } = await insertOtherOrg(db);
       globexTrace = "ab".repeat(16);
       await db.kysely
         .insertInto("spans")
         .values({
-          project_id: project.id,
+          project_id: projectId,
           trace_id: globexTrace,
           span_id: "cd".repeat(8),
           parent_span_id: null,

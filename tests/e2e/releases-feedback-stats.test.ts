@@ -6,6 +6,7 @@ import type { Db } from "../../src/db/connection";
 import { actionId, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
 import { type TestDatabase, testDialects } from "../helpers/databases";
+import { insertOtherOrg } from "../helpers/other-org";
 import { API_TOKEN, ROOT, type RunningServer, startServer, waitFor } from "../helpers/server";
 
 /**
@@ -568,26 +569,11 @@ describe.each(dialects)("releases, feedback and stats pages on $name", ({ create
 
   it("answers another org 404, signed out 401, and lets a viewer read but not triage feedback", async () => {
     const now = Date.now();
-    const org = await db.kysely
-      .insertInto("organizations")
-      .values({ slug: "globex", name: "Globex", created_at: now })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    const project = await db.kysely
-      .insertInto("projects")
-      .values({
-        organization_id: org.id,
-        slug: "web",
-        name: "Web",
-        platform: null,
-        created_at: now,
-      })
-      .returning("id")
-      .executeTakeFirstOrThrow();
+    const { projectId } = await insertOtherOrg(db);
     const other = await db.kysely
       .insertInto("feedback")
       .values({
-        project_id: project.id,
+        project_id: projectId,
         event_id: "a".repeat(32),
         associated_event_id: null,
         name: null,
