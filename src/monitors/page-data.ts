@@ -1,10 +1,12 @@
 import type { Db } from "../db/connection";
 import { findSetupDsn } from "../projects/queries";
-import { monitorCheckInsResponse } from "./api";
 import { overview, recentTicks, TIMELINE_RUNS } from "./overview";
 import { listOrgMonitors } from "./queries";
 
-/** One monitor's page: its overview, history (as the API gives it) and the DSN for snippets. */
+/**
+ * One monitor's page: its overview and the DSN for snippets. The check-in history is read
+ * apart (components/crons/check-in-history.tsx), streamed behind Suspense.
+ */
 export async function monitorPageData(
   db: Db,
   org: { id: number; slug: string },
@@ -13,12 +15,11 @@ export async function monitorPageData(
 ) {
   const m = (await listOrgMonitors(db, org.id)).find((row) => row.slug === slug);
   if (!m) return undefined;
-  const [ticks, history, dsn] = await Promise.all([
+  const [ticks, dsn] = await Promise.all([
     recentTicks(db, m.id, TIMELINE_RUNS),
-    monitorCheckInsResponse(db, org.slug, slug),
     findSetupDsn(db, m.project_id, baseUrl),
   ]);
-  return { monitor: overview(m, ticks), row: m, history, dsn };
+  return { monitor: overview(m, ticks), row: m, dsn };
 }
 
 /** Setup snippets for a monitor: the SDK's two ways and a plain curl of an envelope. */

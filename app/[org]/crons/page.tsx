@@ -1,118 +1,24 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import Link from "next/link";
-import { MonitorStatus, Timeline } from "@/components/crons/monitor-bits";
-import { CodeBlock } from "@/components/ui/code-block";
-import { RelativeTime } from "@/components/ui/relative-time";
+import { Suspense } from "react";
+import { MonitorTable } from "@/components/crons/monitor-table";
 import { withOrg } from "@/src/auth/with-org";
-import { getDb } from "@/src/db/connection";
-import { monitorOverviews } from "@/src/monitors/overview";
 import { publicBaseUrl } from "@/src/projects/base-url";
-import { findOrgProjects } from "@/src/projects/org-projects";
-import { findSetupDsn } from "@/src/projects/queries";
 import { OrgNav, page } from "../org-nav";
 
 export const metadata: Metadata = { title: "Crons · Faultline" };
 
-/** Cron monitors: schedule in words, status, last and next check-in, the last runs. */
+/** Cron monitors: the frame at once, the table streamed when its reads are done. */
 export default async function CronsPage({ params }: { params: Promise<{ org: string }> }) {
   const ctx = await withOrg((await params).org, { need: "org.read" });
-  const db = getDb();
-  const monitors = await monitorOverviews(db, ctx.org.id);
-  const now = Date.now();
-  const base = `/${ctx.org.slug}/crons`;
-  let dsn: string | null = null;
-  if (monitors.length === 0) {
-    const first = (await findOrgProjects(db, ctx.org.slug))?.projects[0];
-    if (first) dsn = await findSetupDsn(db, first.id, publicBaseUrl(await headers()));
-  }
-
+  const baseUrl = publicBaseUrl(await headers());
   return (
     <main style={page}>
       <OrgNav ctx={ctx} current="crons" />
       <h1 className="mb-3 text-lg font-semibold">Crons</h1>
-      {monitors.length === 0 ? (
-        <section
-          aria-labelledby="no-monitors"
-          className="max-w-2xl rounded border border-line bg-surface p-4"
-        >
-          <h2 id="no-monitors" className="mb-1 text-base font-semibold">
-            No cron monitors yet
-          </h2>
-          <p className="mb-2 text-muted">
-            A monitor appears with its first check-in. Wrap the job in{" "}
-            <code>Sentry.withMonitor</code> with its schedule, and a run that does not happen in
-            time shows up as missed.
-          </p>
-          {dsn ? (
-            <CodeBlock
-              label="snippet"
-              code={`import * as Sentry from "@sentry/node";\n\nSentry.init({ dsn: "${dsn}" });\n\nawait Sentry.withMonitor("nightly-report", () => runReport(), {\n  schedule: { type: "crontab", value: "0 2 * * *" },\n  timezone: "Europe/Berlin",\n  checkinMargin: 5,\n  maxRuntime: 30,\n});`}
-            />
-          ) : (
-            <p className="text-muted">
-              This organization has no project with an enabled DSN key yet.
-            </p>
-          )}
-        </section>
-      ) : (
-        <table aria-label="Cron monitors" className="w-full border-collapse text-sm">
-          <thead>
-            <tr className="border-b border-line text-left text-xs text-muted uppercase">
-              <th scope="col" className="py-1 pr-4">
-                Monitor
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Schedule
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Status
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Last check-in
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Next check-in
-              </th>
-              <th scope="col" className="py-1">
-                Last runs
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {monitors.map((m) => (
-              <tr
-                key={m.id}
-                data-monitor={m.slug}
-                className="border-b border-line align-middle [&>td]:py-1.5 [&>td]:pr-4"
-              >
-                <td>
-                  <Link
-                    href={`${base}/${encodeURIComponent(m.slug)}`}
-                    className="break-all font-medium"
-                  >
-                    {m.slug}
-                  </Link>
-                  <div className="text-xs text-muted">{m.projectSlug}</div>
-                </td>
-                <td data-schedule>{m.schedule}</td>
-                <td>
-                  <MonitorStatus status={m.status} />
-                </td>
-                <td className="whitespace-nowrap">
-                  {m.lastCheckIn ? <RelativeTime ms={m.lastCheckIn} now={now} /> : "–"}
-                </td>
-                <td className="whitespace-nowrap">
-                  {m.nextCheckIn ? <RelativeTime ms={m.nextCheckIn} now={now} /> : "–"}
-                </td>
-                <td>
-                  <Timeline ticks={m.ticks} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Suspense fallback={<p className="text-muted">Loading monitors…</p>}>
+        <MonitorTable org={ctx.org} baseUrl={baseUrl} />
+      </Suspense>
     </main>
   );
 }

@@ -2,7 +2,9 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { formatDuration, MonitorStatus, Timeline } from "@/components/crons/monitor-bits";
+import { Suspense } from "react";
+import { CheckInHistory } from "@/components/crons/check-in-history";
+import { MonitorStatus, Timeline } from "@/components/crons/monitor-bits";
 import { CodeBlock } from "@/components/ui/code-block";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { can } from "@/src/auth/permissions";
@@ -28,7 +30,7 @@ export default async function MonitorPage({
   const slug = decodeURIComponent(rawSlug);
   const data = await monitorPageData(getDb(), ctx.org, slug, publicBaseUrl(await headers()));
   if (!data) notFound();
-  const { monitor: m, row, history } = data;
+  const { monitor: m, row } = data;
   const now = Date.now();
   const mayEdit = can(ctx.role, "projects.write");
   const schedule =
@@ -87,50 +89,9 @@ export default async function MonitorPage({
       </dl>
 
       <h2 className="mb-1 text-base font-semibold">Check-ins</h2>
-      {history.length === 0 ? (
-        <p className="mb-4 text-muted">No check-ins yet.</p>
-      ) : (
-        <table aria-label="Check-ins" className="mb-4 w-full border-collapse text-sm">
-          <thead>
-            <tr className="border-b border-line text-left text-xs text-muted uppercase">
-              <th scope="col" className="py-1 pr-4">
-                Status
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Started or expected
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Duration
-              </th>
-              <th scope="col" className="py-1 pr-4">
-                Environment
-              </th>
-              <th scope="col" className="py-1">
-                Release
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {history.map((c) => (
-              <tr
-                key={c.id}
-                data-checkin={c.status}
-                className="border-b border-line [&>td]:py-1 [&>td]:pr-4"
-              >
-                <td>{c.status.replace("_", " ")}</td>
-                <td className="whitespace-nowrap font-mono text-xs">
-                  {(c.expectedTime && c.status === "missed" ? c.expectedTime : c.dateCreated)
-                    ?.replace("T", " ")
-                    .slice(0, 19)}
-                </td>
-                <td data-duration>{formatDuration(c.duration)}</td>
-                <td className="break-all">{c.environment ?? "–"}</td>
-                <td className="break-all">{c.release ?? "–"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Suspense fallback={<p className="mb-4 text-muted">Loading check-ins…</p>}>
+        <CheckInHistory orgSlug={ctx.org.slug} monitorSlug={m.slug} />
+      </Suspense>
 
       <h2 className="mb-1 text-base font-semibold">Set up</h2>
       {snippets ? (
