@@ -1,0 +1,56 @@
+import { sql } from "kysely";
+import type { Db } from "../db/connection";
+
+/**
+ * Body text search: a case-insensitive substring, `lower(body) LIKE '%text%'`, on both
+ * databases. That predicate alone decides what matches; a trigram index (migration 023) only
+ * narrows which rows it is tried on.
+ *
+ * - PostgreSQL: the pg_trgm GIN index is on `lower(body)`, so the planner uses it for this
+ *   very predicate when it estimates that cheaper than walking the newest rows.
+ * - SQLite: the planner cannot weigh an FTS5 table against an index, so the choice is made
+ *   here. A rare term (fewer than RARE_MATCHES rows in the index, counted first and cheaply)
+ *   reads only its rows through `log_search`; a common one is read as before, newest first,
+ *   where a page fills within the first few hundred rows. Terms of fewer than three
+ *   characters have no trigram and are always read as before.
+ */
+
+/** Up to this many indexed rows, reading a term's rows by id beats walking the newest ones. */
+export const RARE_MATCHES = 20_000;
+
+/** `lower(body) LIKE '%text%'` with the user's % _ and \ taken literally (qualified: the
+ * trigram index's table has a `body` too). */
+export function bodyContains(text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // ESCAPE is spelled out: SQLite has no default escape character for LIKE.
+  return sql<boolean>`lower(log_items.body) LIKE ${pattern} ESCAPE '\\'`;
+}
+
+/**
+ * The FTS5 query for `text` as one phrase (the trigram tokenizer makes that "contains this
+ * substring", case folded), or undefined when the index cannot answer it: fewer than three
+ * characters, or a NUL, which would cut SQLite's string short.
+ */
+export function trigramPhrase(text: string): string | undefined {
+  if ([...text].length < 3 || text.includes("\u0000")) return undefined;
+  return `"${text.toLowerCase().replaceAll('"', '""')}"`;
+}
+
+/**
+ * The phrase to read `text` through on SQLite, when the term is rare enough; undefined: read
+ * the rows as before (PostgreSQL, short terms, common terms).
+ */
+export async function rareTextPhrase(
+  db: Db,
+  text: string | undefined,
+): Promise<string | undefined> {
+  if (!text || db.dialect !== "sqlite") return undefined;
+  const phrase = trigramPhrase(text);
+  if (!phrase) return undefined;
+  // Counting stops at the cap, so a common term costs a bounded walk of its doclists.
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM
+    (SELECT 1 FROM log_search WHERE log_search MATCH ${phrase} LIMIT ${RARE_MATCHES})`.execute(
+    db.kysely,
+  );
+  return Number(rows[0]?.n ?? RARE_MATCHES) < RARE_MATCHES ? phrase : undefined;
+}
