@@ -14,7 +14,8 @@
  * "Before" on PostgreSQL drops the pg_trgm index inside a transaction that is rolled back
  * after the query, so the same table is read with and without it.
  *
- * Env: BENCH_LOG_LINES, BENCH_REQUESTS (default 15), BENCH_PG_URL (default
+ * Env: BENCH_LOG_LINES, BENCH_REQUESTS (default 15), BENCH_CASES (only cases whose name
+ * contains it), BENCH_PG_URL (default
  * postgres://postgres@127.0.0.1:5432/fl_logs_search_bench; BENCH_PG=0 skips PostgreSQL).
  * Say the load average (`uptime`) beside the figures.
  */
@@ -287,7 +288,8 @@ async function benchDb(label: string, db: Db): Promise<string[]> {
     "| case | rows (list / volume sum) | list p50 / p95 ms before | after | volume p50 / p95 ms before | after |",
   );
   out.push("|---|---|---|---|---|---|");
-  for (const c of CASES) {
+  const only = process.env.BENCH_CASES;
+  for (const c of CASES.filter((x) => !only || x.name.includes(only))) {
     const t: Record<"before" | "after", Timing> = {
       before: { list: [], volume: [], rows: 0 },
       after: { list: [], volume: [], rows: 0 },

@@ -22,6 +22,7 @@ await build({
     "bench-ui-perf-traces": "scripts/bench-ui-perf-traces.ts",
     "bench-ui-releases-stats": "scripts/bench-ui-releases-stats.ts",
     "bench-logs": "scripts/bench-logs.ts",
+    "bench-live-tail": "scripts/bench-live-tail.ts",
   },
   outdir: "dist",
   bundle: true,

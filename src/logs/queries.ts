@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
-import { bodyContains, rareTextPhrase } from "./text-search";
+import { bodyContains, rareTextPhrase, volumeCap } from "./text-search";
 
 /** Log items newest first, by keyset on (timestamp, id) so pages stay stable as logs arrive. */
 export interface LogCursor {
@@ -150,7 +150,10 @@ export async function logVolume(
     db.dialect === "postgres"
       ? sql<number>`(floor(timestamp / ${step}) * ${step})::bigint`
       : sql<number>`(CAST(timestamp / ${step} AS INTEGER) * ${step})`;
-  const phrase = where.noTextIndex ? undefined : await rareTextPhrase(db, where.text);
+  const phrase =
+    where.noTextIndex || !where.text || db.dialect !== "sqlite"
+      ? undefined
+      : await rareTextPhrase(db, where.text, volumeCap(await rowsInRange(db, where)));
   const rows = await whereLogs(
     db,
     logRows(db, phrase).select([
@@ -197,6 +200,18 @@ async function volumeFromRollup(
     severity: r.severity,
     count: Number(r.count),
   }));
+}
+
+/** About how many logs the projects have in the range (`log_volume`, by whole minutes). */
+async function rowsInRange(db: Db, where: LogWhere & { since: number }): Promise<number> {
+  let q = db.kysely
+    .selectFrom("log_volume")
+    .select((eb) => eb.fn.sum<number>("count").as("n"))
+    .where("project_id", "in", where.projectIds)
+    .where("minute", ">=", Math.floor(where.since / MINUTE) * MINUTE);
+  if (where.until !== undefined) q = q.where("minute", "<", where.until);
+  const row = await q.executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** The newest log id: where a live-tail feed starts (src/logs/tail.ts). */

@@ -37,20 +37,32 @@ export function trigramPhrase(text: string): string | undefined {
 }
 
 /**
- * The phrase to read `text` through on SQLite, when the term is rare enough; undefined: read
- * the rows as before (PostgreSQL, short terms, common terms).
+ * The phrase to read `text` through on SQLite, when the term is rare enough (fewer index
+ * matches than `cap`); undefined: read the rows as before (PostgreSQL, short terms, common
+ * terms).
  */
 export async function rareTextPhrase(
   db: Db,
   text: string | undefined,
+  cap = RARE_MATCHES,
 ): Promise<string | undefined> {
   if (!text || db.dialect !== "sqlite") return undefined;
   const phrase = trigramPhrase(text);
   if (!phrase) return undefined;
   // Counting stops at the cap, so a common term costs a bounded walk of its doclists.
   const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM
-    (SELECT 1 FROM log_search WHERE log_search MATCH ${phrase} LIMIT ${RARE_MATCHES})`.execute(
-    db.kysely,
-  );
-  return Number(rows[0]?.n ?? RARE_MATCHES) < RARE_MATCHES ? phrase : undefined;
+    (SELECT 1 FROM log_search WHERE log_search MATCH ${phrase} LIMIT ${cap})`.execute(db.kysely);
+  return Number(rows[0]?.n ?? cap) < cap ? phrase : undefined;
 }
+
+/**
+ * The histogram counts every match in its range, so there the choice weighs the term's
+ * matches (each looked up by id) against the rows of the range (each read and compared):
+ * the index while a term matches fewer than a quarter of them, the count capped so a common
+ * term's walk stays short. `rowsInRange` comes from `log_volume`.
+ */
+export function volumeCap(rowsInRange: number): number {
+  return Math.min(MAX_VOLUME_MATCHES, Math.max(RARE_MATCHES, Math.floor(rowsInRange / 4)));
+}
+
+const MAX_VOLUME_MATCHES = 100_000;
