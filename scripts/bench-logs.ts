@@ -12,7 +12,8 @@
  * fl_logs_search_bench) and refilled only when the count differs.
  *
  * "Before" on PostgreSQL drops the pg_trgm index inside a transaction that is rolled back
- * after the query, so the same table is read with and without it.
+ * after the query (pool connections wait on its lock meanwhile), so the same table is read
+ * with and without it.
  *
  * Env: BENCH_LOG_LINES, BENCH_REQUESTS (default 15), BENCH_CASES (only cases whose name
  * contains it), BENCH_PG_URL (default
@@ -245,7 +246,7 @@ async function timed(
   now: number,
   before: boolean,
 ): ReturnType<typeof runCase> {
-  if (db.dialect !== "postgres") return runCase(db, c, projects, now, before);
+  if (db.dialect !== "postgres" || !before) return runCase(db, c, projects, now, before);
   let result: Awaited<ReturnType<typeof runCase>> | undefined;
   await db.kysely
     .transaction()

@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
-import { bodyContains, rareTextPhrase, volumeCap } from "./text-search";
+import { bodyContains, commonOnPostgres, rareTextPhrase, volumeCap } from "./text-search";
 
 /** Log items newest first, by keyset on (timestamp, id) so pages stay stable as logs arrive. */
 export interface LogCursor {
@@ -77,7 +77,7 @@ function logRows(db: Db, phrase: string | undefined) {
  */
 export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<O> {
   let q = query.where("project_id", "in", w.projectIds);
-  if (w.text) q = q.where(bodyContains(w.text));
+  if (w.text) q = q.where(bodyContains(w.text, !(db.dialect === "postgres" && w.noTextIndex)));
   if (w.severities && w.severities.length > 0) q = q.where("severity", "in", w.severities);
   if (w.environment) q = q.where("environment", "=", w.environment);
   if (w.release) q = q.where("release", "=", w.release);
@@ -154,18 +154,21 @@ export async function logVolume(
     where.noTextIndex || !where.text || db.dialect !== "sqlite"
       ? undefined
       : await rareTextPhrase(db, where.text, volumeCap(await rowsInRange(db, where)));
-  const rows = await whereLogs(
-    db,
-    logRows(db, phrase).select([
-      bucket.as("start"),
-      "severity",
-      (eb) => eb.fn.countAll<number>().as("count"),
-    ]),
-    where,
-  )
-    .groupBy([sql`1`, "severity"])
-    .orderBy(sql`1`)
-    .execute();
+  const read = (w: typeof where) =>
+    whereLogs(
+      db,
+      logRows(db, phrase).select([
+        bucket.as("start"),
+        "severity",
+        (eb) => eb.fn.countAll<number>().as("count"),
+      ]),
+      w,
+    )
+      .groupBy([sql`1`, "severity"])
+      .orderBy(sql`1`)
+      .execute();
+  const common = !where.noTextIndex && (await commonOnPostgres(db, where.text));
+  const rows = await read(common ? { ...where, noTextIndex: true } : where);
   return rows.map((r) => ({
     start: Number(r.start),
     severity: r.severity,
