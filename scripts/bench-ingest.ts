@@ -13,6 +13,7 @@
  * - sourcemapped (only when named): the worker's process stage on errors from a ~2 MB minified
  *   bundle, with its ~9 MB map against without; cold parse ms; peak RSS with 20 maps
  *   (scripts/bench-sourcemapped.ts).
+ * - logs (only when named): log containers of 50 lines (~6 KB): processed logs/s.
  * - scrub (only when named): errors with request headers (Authorization, Cookie), a form body
  *   and 25 breadcrumbs with data, for data scrubbing on against off (BENCH_SCRUB=off).
  * Each reports accepted req/s, p50/p99, processed envelopes/s (until the queue has drained),
@@ -44,7 +45,14 @@ import { idleThreadIds, processThreads } from "../tests/helpers/threads";
 import { benchSourcemapped } from "./bench-sourcemapped";
 import { type LoadResult, runLoad } from "./load-generator";
 import { OTLP_SPANS_PER_REQUEST, otlpBodies } from "./otlp-workload";
-import { ALL_WORKLOADS, ID_MARK, WORKLOADS, type Workload, workloadBodies } from "./workloads";
+import {
+  ALL_WORKLOADS,
+  ID_MARK,
+  LOGS_PER_ENVELOPE,
+  WORKLOADS,
+  type Workload,
+  workloadBodies,
+} from "./workloads";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const OTLP_REQUESTS = Number(process.env.BENCH_OTLP_REQUESTS ?? 2000);
@@ -225,6 +233,8 @@ interface FaultlineResult {
   storedEvents: number | undefined;
   /** otlp: spans stored once the queue drained (512 per accepted request). */
   storedSpans?: number;
+  /** logs: log lines stored once the queue drained (LOGS_PER_ENVELOPE per accepted request). */
+  storedLogs?: number;
   bytes: number;
   throughput: LoadResult;
   fixedRate?: LoadResult;
@@ -281,7 +291,20 @@ async function benchFaultline(
   const done = Date.now();
   const drainCpu = cpuSince(pid, cpuAtStart, processing);
   // Nothing lost: in these workloads every accepted envelope holds exactly one error event.
-  const storedEvents = workload === "mixed" || otlp ? undefined : await countEvents(db);
+  const storedEvents =
+    workload === "mixed" || workload === "logs" || otlp ? undefined : await countEvents(db);
+  const storedLogs =
+    workload === "logs"
+      ? Number(
+          (
+            await db.kysely
+              .selectFrom("log_items")
+              .select((eb) => eb.fn.countAll<number>().as("n"))
+              .where("project_id", "=", Number(dsn.pathname.slice(1)))
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+      : undefined;
   const storedSpans = otlp
     ? Number(
         (
@@ -318,6 +341,7 @@ async function benchFaultline(
     workload,
     storedEvents,
     storedSpans,
+    storedLogs,
     bytes: Math.round(bodies.reduce((n, b) => n + Buffer.byteLength(b), 0) / bodies.length),
     throughput,
     fixedRate,
@@ -468,6 +492,12 @@ async function main() {
       const spans = r.throughput.ok * OTLP_SPANS_PER_REQUEST;
       console.log(
         `otlp ${r.label}: ${r.throughput.ok} requests of ${OTLP_SPANS_PER_REQUEST} spans (gzip, ${r.bytes} bytes) accepted at ${(spans / r.throughput.seconds).toFixed(0)} spans/s, processed at ${(r.processedPerSec * OTLP_SPANS_PER_REQUEST).toFixed(0)} spans/s (until drained), peak RSS ${r.peakRss} MiB; ${r.storedSpans === spans ? "ok" : "LOST SPANS"}: stored ${r.storedSpans} spans for ${spans} accepted`,
+      );
+    }
+    if (r.storedLogs !== undefined) {
+      const logs = r.throughput.ok * LOGS_PER_ENVELOPE;
+      console.log(
+        `logs ${r.label}: ${r.throughput.ok} envelopes of ${LOGS_PER_ENVELOPE} lines accepted at ${(logs / r.throughput.seconds).toFixed(0)} logs/s, processed at ${(r.processedPerSec * LOGS_PER_ENVELOPE).toFixed(0)} logs/s (until drained); ${r.storedLogs === logs ? "ok" : "LOST LOGS"}: stored ${r.storedLogs} logs for ${logs} accepted`,
       );
     }
     const other = r.throughput.other + (r.fixedRate?.other ?? 0);

@@ -21,6 +21,8 @@ await build({
     "bench-ui": "scripts/bench-ui.ts",
     "bench-ui-perf-traces": "scripts/bench-ui-perf-traces.ts",
     "bench-ui-releases-stats": "scripts/bench-ui-releases-stats.ts",
+    "bench-logs": "scripts/bench-logs.ts",
+    "bench-live-tail": "scripts/bench-live-tail.ts",
   },
   outdir: "dist",
   bundle: true,

@@ -10,14 +10,15 @@ import { fixture } from "../tests/helpers/fixtures";
  */
 export const ID_MARK = "ffffffffffffffffffffffffffffffff";
 
-export type Workload = "errors" | "mixed" | "large" | "otlp" | "scrub" | "sourcemapped";
+export type Workload = "errors" | "mixed" | "large" | "otlp" | "scrub" | "sourcemapped" | "logs";
 /**
  * Run by default; `scrub` only when named (BENCH_WORKLOADS=scrub), for issue 24's comparison;
  * `sourcemapped` only when named: the worker's process stage with and without source maps,
- * in-process (scripts/bench-sourcemapped.ts).
+ * in-process (scripts/bench-sourcemapped.ts); `logs` only when named: log containers of
+ * LOGS_PER_ENVELOPE lines, for the cost of storing logs (issue 22's text index).
  */
 export const WORKLOADS: readonly Workload[] = ["errors", "mixed", "large", "otlp"];
-export const ALL_WORKLOADS: readonly Workload[] = [...WORKLOADS, "scrub", "sourcemapped"];
+export const ALL_WORKLOADS: readonly Workload[] = [...WORKLOADS, "scrub", "sourcemapped", "logs"];
 
 const ID_FIELDS = /"(event_id|trace_id|sid|check_in_id)":"[0-9a-f]{32}"/g;
 
@@ -200,8 +201,54 @@ export function scrubBodies(dsn: string, count = 500): string[] {
   return bodies;
 }
 
+export const LOGS_PER_ENVELOPE = 50;
+
+/**
+ * Log containers as @sentry/node sends them (the real fixture's item: typed attributes,
+ * trace id), LOGS_PER_ENVELOPE lines each with varied bodies of ~60-90 characters.
+ */
+export function logBodies(dsn: string, count = 200): string[] {
+  const framed = frameEnvelope(fixture("node-logs-1").body);
+  if (!framed.ok) throw new Error(framed.detail);
+  const item = framed.value.items.find((i) => i.header.type === "log");
+  if (!item) throw new Error("node-logs-1 has no log item");
+  const template = JSON.parse(item.payload.toString()).items[0];
+  const levels = ["info", "info", "info", "debug", "warn", "error"];
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const items = Array.from({ length: LOGS_PER_ENVELOPE }, (_, n) => {
+      const k = i * LOGS_PER_ENVELOPE + n;
+      return {
+        ...template,
+        timestamp: Date.now() / 1000,
+        trace_id: ID_MARK,
+        level: levels[k % levels.length],
+        severity_number: undefined,
+        body: [
+          `handled request GET /api/orders/${k} in ${k % 900} ms`,
+          `db query took ${k % 300} ms: SELECT * FROM invoices WHERE id = ${k}`,
+          `user u-${k % 5000} signed in from 10.0.${k % 256}.${(k * 7) % 256}`,
+          `cache miss for key session:${crypto.randomBytes(4).toString("hex")}`,
+          `payment for order ${k} declined: insufficient funds`,
+        ][k % 5],
+      };
+    });
+    const payload = JSON.stringify({ version: 2, items });
+    bodies.push(
+      `${JSON.stringify({ dsn, sent_at: new Date().toISOString() })}\n${JSON.stringify({
+        type: "log",
+        item_count: LOGS_PER_ENVELOPE,
+        content_type: "application/vnd.sentry.items.log+json",
+        length: Buffer.byteLength(payload),
+      })}\n${payload}\n`,
+    );
+  }
+  return bodies;
+}
+
 /** The envelope workloads' bodies; `otlp` has its own (scripts/otlp-workload.ts). */
 export function workloadBodies(workload: Workload, dsn: string): string[] {
+  if (workload === "logs") return logBodies(dsn);
   if (workload === "scrub") return scrubBodies(dsn);
   if (workload === "mixed") return mixedBodies(dsn);
   if (workload === "large") return errorBodies(dsn, 100, 50 * 1024);

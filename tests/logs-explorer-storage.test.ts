@@ -1,10 +1,13 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/connection";
 import { backfillLogVolume } from "../src/db/migrations/018-crons-logs";
+import * as migration023 from "../src/db/migrations/023-log-search";
 import { logsResponse, logVolumeResponse, parseLogsQuery, resolveLogScope } from "../src/logs/api";
-import { SEVERITIES } from "../src/logs/filters";
-import { logVolume } from "../src/logs/queries";
+import { parseLogQuery, SEVERITIES } from "../src/logs/filters";
+import { listLogs, logVolume } from "../src/logs/queries";
 import { LogTailHub } from "../src/logs/tail";
+import { runRetention } from "../src/maintenance/retention";
 import { testDialects } from "./helpers/databases";
 import { buildEnvelope } from "./helpers/envelopes";
 import { openPipeline, type Pipeline } from "./helpers/pipeline";
@@ -294,5 +297,196 @@ describe.each(dialects)("log explorer on $name", ({ create }) => {
       "committed late",
     ]);
     hub.close();
+  });
+});
+
+/**
+ * Body text search (issue 22) through the trigram index of migration 023 (SQLite FTS5,
+ * PostgreSQL pg_trgm): the same rows as reading every log, for input that is hard on an
+ * index — LIKE's % and _, quotes, FTS5 syntax, unicode, 1–2 character terms, case — on both
+ * databases, after retention removed logs, and after the migration filled the index for logs
+ * stored before it.
+ */
+const TRICKY_BODIES = [
+  "Payment FAILED for order 42",
+  "payment failed again",
+  "discount 100% applied",
+  "discount 1000 applied",
+  "coupon 50_OFF used",
+  "coupon 50xOFF used",
+  'user said "hello world" twice',
+  "it's a trap'; DROP TABLE log_items; --",
+  "NEAR(one two) AND three OR NOT four * ^ : -",
+  "Straße gesperrt, ÄRGER im Büro",
+  "straße frei, ärger vorbei",
+  "🔥 hot path took 3 ms",
+  "backslash \\ in C:\\temp\\x",
+  "ok",
+  "a",
+  "Zebracorn sighting at dawn",
+];
+
+/** The case-insensitive substring the databases apply: SQLite's lower() folds ASCII only. */
+function bodyMatches(dialect: string, body: string, text: string): boolean {
+  const lowered =
+    dialect === "sqlite" ? body.replace(/[A-Z]/g, (c) => c.toLowerCase()) : body.toLowerCase();
+  return lowered.includes(text.toLowerCase());
+}
+
+const SEARCHES = [
+  "payment failed",
+  "PAYMENT",
+  "100%",
+  "%",
+  "_",
+  "50_off",
+  "0_o",
+  '"\\"hello world\\""',
+  "hello",
+  "it's",
+  "'; DROP TABLE",
+  "NEAR(one",
+  "AND three OR",
+  "* ^",
+  "straße",
+  "STRASSE",
+  "ärger",
+  "ÄRGER",
+  "büro",
+  "🔥",
+  "🔥 hot",
+  "\\\\",
+  "ok",
+  "o",
+  "a",
+  "zebracorn",
+  "zebracorns",
+  "ms",
+  "",
+];
+
+describe.each(dialects)("log text search on $name", ({ name, create }) => {
+  let p: Pipeline;
+  let db: Db;
+  const now = Date.now();
+  const DAY = 86_400_000;
+  const old = now - 100 * DAY;
+  const line = (body: string, i: number, ms: number): Sent => ({
+    body,
+    level: SEVERITIES[i % 6] as string,
+    ms,
+    trace_id: "a".repeat(32),
+    env: i % 2 ? "staging" : "production",
+    release: "shop@1.0",
+    attributes: { "order.id": `o-${i % 3}`, attempts: i % 2, final: true },
+  });
+  // Every body three times (different severity, environment and order id), and once more
+  // in logs that arrived 100 days ago, which retention removes.
+  const recent = [0, 1, 2].flatMap((k) =>
+    TRICKY_BODIES.map((b, i) => line(b, i + k, now - (i + 20 * k) * 60_000)),
+  );
+  const stale = TRICKY_BODIES.map((b, i) => line(`${b} (stale)`, i, old - i * 60_000));
+
+  beforeAll(async () => {
+    p = await openPipeline(create);
+    db = p.db;
+    await p.send(envelope(recent), now);
+    await p.send(envelope(stale), old);
+    await p.worker.drain();
+  });
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  /** Bodies the API lists for a query, by the index (default) or reading every row. */
+  const search = async (query: string, extra = "", noTextIndex = false) => {
+    const q = parseLogsQuery(new URLSearchParams(`per_page=1000&${extra}`));
+    const scope = await resolveLogScope(db, "default", { ...q, query });
+    const rows = await listLogs(db, { ...scope.where, noTextIndex, limit: 1000 });
+    // Newest first, like the reference's order below.
+    return rows.map((r) => r.body);
+  };
+  const reference = (lines: Sent[], query: string, keep: (l: Sent) => boolean = () => true) => {
+    const text = parseLogQuery(query).text;
+    return lines
+      .filter((l) => keep(l) && (text === undefined || bodyMatches(name, l.body, text)))
+      .sort((a, b) => b.ms - a.ms)
+      .map((l) => l.body);
+  };
+
+  it("finds what reading every row finds, for input that is hard on an index", async () => {
+    for (const query of SEARCHES) {
+      const want = reference([...recent, ...stale], query);
+      expect(await search(query), query).toEqual(want);
+      expect(await search(query, "", true), `${query} (no index)`).toEqual(want);
+    }
+    // The reference is not vacuous: most searches find something, some find nothing.
+    const found = SEARCHES.filter((q) => reference(recent, q).length > 0);
+    expect(found.length).toBeGreaterThan(20);
+    expect(reference(recent, "zebracorns")).toEqual([]);
+  });
+
+  it("combines text with severity, environment, key:value and time range", async () => {
+    const cases: [string, string, (l: Sent) => boolean][] = [
+      ["payment", "severity=info&severity=warn", (l) => ["info", "warn"].includes(l.level)],
+      ["straße", "environment=production", (l) => l.env === "production"],
+      ["order.id:o-1 coupon", "", (l) => l.attributes["order.id"] === "o-1"],
+      [
+        "hot path",
+        `range=custom&start=${now - 30 * 60_000}&end=${now + 1}`,
+        (l) => l.ms >= now - 30 * 60_000 && l.ms < now + 1,
+      ],
+      ["ok", "severity=debug", (l) => l.level === "debug"],
+    ];
+    for (const [query, extra, keep] of cases) {
+      const want = reference([...recent, ...stale], query, keep);
+      expect(want.length, query).toBeGreaterThan(0);
+      expect(await search(query, extra), query).toEqual(want);
+    }
+    // The histogram counts the same rows.
+    const scope = await resolveLogScope(db, "default", { query: "payment" });
+    const since = Math.floor((now - 2 * DAY) / 60_000) * 60_000;
+    const volume = await logVolume(db, { ...scope.where, since }, 60_000);
+    const scanned = await logVolume(db, { ...scope.where, since, noTextIndex: true }, 60_000);
+    expect(volume).toEqual(scanned);
+    expect(volume.reduce((n, b) => n + b.count, 0)).toBe(reference(recent, "payment").length);
+  });
+
+  it("stays right after retention removes logs", async () => {
+    const before = await search("(stale)");
+    expect(before).toHaveLength(stale.length);
+    const summary = await runRetention(db, { now, pauseMs: 0 });
+    expect(summary.log_items).toBe(stale.length);
+    for (const query of SEARCHES) {
+      const want = reference(recent, query);
+      expect(await search(query), query).toEqual(want);
+      expect(await search(query, "", true), `${query} (no index)`).toEqual(want);
+    }
+    expect(await search("(stale)")).toEqual([]);
+    if (db.dialect === "sqlite") {
+      // The index lost the deleted rows too, not only their matches.
+      const { rows } = await sql<{ n: number }>`select count(*) as n from log_search
+        where log_search match '"stale"'`.execute(db.kysely);
+      expect(Number(rows[0]?.n)).toBe(0);
+    }
+  });
+
+  it("migration 023 indexes the logs stored before it", async () => {
+    if (db.dialect === "sqlite") {
+      await sql`drop trigger log_search_ai`.execute(db.kysely);
+      await sql`drop trigger log_search_ad`.execute(db.kysely);
+      await sql`drop trigger log_search_au`.execute(db.kysely);
+      await sql`drop table log_search`.execute(db.kysely);
+    } else await sql`drop index log_items_body_trgm`.execute(db.kysely);
+    await migration023.up(db.kysely);
+    for (const query of SEARCHES)
+      expect(await search(query), query).toEqual(reference(recent, query));
+    if (db.dialect === "postgres") {
+      const { rows } = await sql<{ n: number }>`select count(*) as n from pg_indexes
+        where indexname = 'log_items_body_trgm' and schemaname = current_schema()`.execute(
+        db.kysely,
+      );
+      expect(Number(rows[0]?.n)).toBe(1);
+    }
   });
 });

@@ -20,6 +20,7 @@ export interface Database {
   spans: SpanTable;
   log_items: LogItemTable;
   log_volume: LogVolumeTable;
+  log_search: LogSearchTable;
   release_sessions: ReleaseSessionTable;
   release_session_members: ReleaseSessionMemberTable;
   monitors: MonitorTable;
@@ -242,6 +243,15 @@ export interface LogItemTable {
   release: string | null;
   environment: string | null;
   received_at: number;
+}
+
+/**
+ * SQLite only (migration 023): the FTS5 trigram index of log bodies, contentless, `rowid` =
+ * `log_items.id`, kept by triggers on `log_items`. PostgreSQL has a pg_trgm index instead.
+ */
+export interface LogSearchTable {
+  rowid: number;
+  body: string;
 }
 
 /** Log counts per project, minute of the log's timestamp and severity (migration 018). */

@@ -1,6 +1,7 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
+import { bodyContains, commonOnPostgres, rareTextPhrase, volumeCap } from "./text-search";
 
 /** Log items newest first, by keyset on (timestamp, id) so pages stay stable as logs arrive. */
 export interface LogCursor {
@@ -22,6 +23,8 @@ export interface LogWhere {
   since?: number;
   /** Milliseconds, exclusive upper bound. */
   until?: number;
+  /** Read text matches without the trigram index, as before it (benchmarks compare). */
+  noTextIndex?: boolean;
 }
 
 export interface LogListOptions extends LogWhere {
@@ -39,8 +42,10 @@ const MERGE_PROJECTS = 50;
 export async function listLogs(db: Db, options: LogListOptions) {
   const { projectIds } = options;
   if (projectIds.length === 0) return [];
-  if (projectIds.length === 1 || projectIds.length > MERGE_PROJECTS)
-    return listLogsOf(db, projectIds, options);
+  // A rare term's rows are few: one read over all projects, sorted, with nothing to merge.
+  const phrase = options.noTextIndex ? undefined : await rareTextPhrase(db, options.text);
+  if (phrase || projectIds.length === 1 || projectIds.length > MERGE_PROJECTS)
+    return listLogsOf(db, projectIds, options, phrase);
   const pages = await Promise.all(projectIds.map((id) => listLogsOf(db, [id], options)));
   return pages
     .flat()
@@ -50,14 +55,29 @@ export async function listLogs(db: Db, options: LogListOptions) {
 
 type LogQuery<O> = SelectQueryBuilder<Database, "log_items", O>;
 
-/** The WHERE clause every log read shares: list, histogram and live tail. */
+/**
+ * Where a read of log rows starts: `log_items`, or with `phrase` (a rare term on SQLite, see
+ * text-search.ts) the rows the trigram index has for it, each looked up by id. CROSS JOIN
+ * fixes that order in SQLite; as `id IN (…)` the planner walked (project_id, timestamp) and
+ * probed the index's list for every row. Select with `selectAll("log_items")`.
+ */
+function logRows(db: Db, phrase: string | undefined) {
+  const items = db.kysely.selectFrom("log_items");
+  if (!phrase) return items;
+  return db.kysely
+    .selectFrom("log_search")
+    .crossJoin("log_items")
+    .whereRef("log_items.id", "=", "log_search.rowid")
+    .where(sql<boolean>`log_search MATCH ${phrase}`) as unknown as typeof items;
+}
+
+/**
+ * The WHERE clause every log read shares: list and histogram (the live tail has its twin,
+ * `matches`). The text predicate decides what matches, also of the trigram index's rows.
+ */
 export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<O> {
   let q = query.where("project_id", "in", w.projectIds);
-  if (w.text) {
-    const pattern = `%${w.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    // ESCAPE is spelled out: SQLite has no default escape character for LIKE.
-    q = q.where(sql<boolean>`lower(body) LIKE ${pattern} ESCAPE '\\'`);
-  }
+  if (w.text) q = q.where(bodyContains(w.text, !(db.dialect === "postgres" && w.noTextIndex)));
   if (w.severities && w.severities.length > 0) q = q.where("severity", "in", w.severities);
   if (w.environment) q = q.where("environment", "=", w.environment);
   if (w.release) q = q.where("release", "=", w.release);
@@ -75,12 +95,11 @@ function attributeEquals(db: Db, key: string, value: string) {
   return sql<boolean>`(CASE json_type(attributes, ${path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ${path}) AS TEXT) END) = ${value}`;
 }
 
-function listLogsOf(db: Db, projectIds: number[], options: LogListOptions) {
+function listLogsOf(db: Db, projectIds: number[], options: LogListOptions, phrase?: string) {
   let query = whereLogs(
     db,
-    db.kysely
-      .selectFrom("log_items")
-      .selectAll()
+    logRows(db, phrase)
+      .selectAll("log_items")
       .orderBy("timestamp", "desc")
       .orderBy("id", "desc")
       .limit(options.limit),
@@ -131,16 +150,25 @@ export async function logVolume(
     db.dialect === "postgres"
       ? sql<number>`(floor(timestamp / ${step}) * ${step})::bigint`
       : sql<number>`(CAST(timestamp / ${step} AS INTEGER) * ${step})`;
-  const rows = await whereLogs(
-    db,
-    db.kysely
-      .selectFrom("log_items")
-      .select([bucket.as("start"), "severity", (eb) => eb.fn.countAll<number>().as("count")]),
-    where,
-  )
-    .groupBy([sql`1`, "severity"])
-    .orderBy(sql`1`)
-    .execute();
+  const phrase =
+    where.noTextIndex || !where.text || db.dialect !== "sqlite"
+      ? undefined
+      : await rareTextPhrase(db, where.text, volumeCap(await rowsInRange(db, where)));
+  const read = (w: typeof where) =>
+    whereLogs(
+      db,
+      logRows(db, phrase).select([
+        bucket.as("start"),
+        "severity",
+        (eb) => eb.fn.countAll<number>().as("count"),
+      ]),
+      w,
+    )
+      .groupBy([sql`1`, "severity"])
+      .orderBy(sql`1`)
+      .execute();
+  const common = !where.noTextIndex && (await commonOnPostgres(db, where.text));
+  const rows = await read(common ? { ...where, noTextIndex: true } : where);
   return rows.map((r) => ({
     start: Number(r.start),
     severity: r.severity,
@@ -175,6 +203,18 @@ async function volumeFromRollup(
     severity: r.severity,
     count: Number(r.count),
   }));
+}
+
+/** About how many logs the projects have in the range (`log_volume`, by whole minutes). */
+async function rowsInRange(db: Db, where: LogWhere & { since: number }): Promise<number> {
+  let q = db.kysely
+    .selectFrom("log_volume")
+    .select((eb) => eb.fn.sum<number>("count").as("n"))
+    .where("project_id", "in", where.projectIds)
+    .where("minute", ">=", Math.floor(where.since / MINUTE) * MINUTE);
+  if (where.until !== undefined) q = q.where("minute", "<", where.until);
+  const row = await q.executeTakeFirst();
+  return Number(row?.n ?? 0);
 }
 
 /** The newest log id: where a live-tail feed starts (src/logs/tail.ts). */

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type AnyDb, isPostgres, withId } from "./helpers";
+import { type AnyDb, ensurePgTrgm, isPostgres, withId } from "./helpers";
 
 /**
  * Issue search, triage in bulk, merge and discard (issue 23, part A).
@@ -121,27 +121,12 @@ async function trigramIndexSqlite(db: AnyDb): Promise<void> {
 }
 
 /**
- * A pg_trgm GIN index, so `body LIKE '%text%'` is an index scan. pg_trgm ships with
- * PostgreSQL (contrib) and is a trusted extension (PostgreSQL 13+): the database's owner may
- * create it. It goes into `public`, not the connection's schema, since dropping that schema
- * would drop the extension, and with it every index of every other schema that uses it.
- * Without the extension (not installed, no right to create it) search still works, by
- * reading the table: slower on large installations, which the log says.
+ * A pg_trgm GIN index, so `body LIKE '%text%'` is an index scan. Without the extension (see
+ * ensurePgTrgm) search still works, by reading the table: slower on large installations,
+ * which the log says.
  */
 async function trigramIndexPostgres(db: AnyDb): Promise<void> {
-  let schema = await trgmSchema(db);
-  if (!schema) {
-    await sql`savepoint faultline_trgm`.execute(db);
-    try {
-      await sql`create extension if not exists pg_trgm schema public`.execute(db);
-      await sql`release savepoint faultline_trgm`.execute(db);
-    } catch (err) {
-      // Another migration created it meanwhile, or we may not: both leave the transaction usable.
-      await sql`rollback to savepoint faultline_trgm`.execute(db);
-      console.warn(`[migrate] pg_trgm not created (${(err as Error).message})`);
-    }
-    schema = await trgmSchema(db);
-  }
+  const schema = await ensurePgTrgm(db);
   if (!schema) {
     console.warn(
       "[migrate] pg_trgm is unavailable: issue search reads issue_search without an index",
@@ -151,11 +136,4 @@ async function trigramIndexPostgres(db: AnyDb): Promise<void> {
   await sql`create index issue_search_trgm on issue_search using gin (body ${sql.id(schema)}.gin_trgm_ops)`.execute(
     db,
   );
-}
-
-async function trgmSchema(db: AnyDb): Promise<string | undefined> {
-  const { rows } = await sql<{ schema: string }>`
-    select n.nspname as schema from pg_extension e
-    join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db);
-  return rows[0]?.schema;
 }
