@@ -1,12 +1,12 @@
+import { openDb } from "../src/db/connection";
+import { addCheckIn } from "../src/ingest/process/check-ins";
 import { OutcomeCounter } from "../src/ingest/process/outcomes";
 import type { CheckInRecord } from "../src/ingest/process/protocol-items";
 import { emptyProtocolItems, type ProtocolItems } from "../src/ingest/process/protocol-items";
-import { addCheckIn } from "../src/ingest/process/check-ins";
 import { addSessionAggregates } from "../src/ingest/process/sessions";
 import type { QueuedEnvelope } from "../src/ingest/queue/queue";
 import { storeCheckIns } from "../src/ingest/store/check-ins";
 import { storeSessions } from "../src/ingest/store/sessions";
-import { openDb } from "../src/db/connection";
 import { detectMissedCheckIns } from "../src/monitors/missed";
 import { nextExpected, type Schedule } from "../src/monitors/schedule";
 import { detectTimedOutCheckIns } from "../src/monitors/timeouts";
@@ -192,15 +192,15 @@ export async function replayCheckIns(
       if (!step.payload) {
         await flush();
         await detectMissedCheckIns(db, step.at);
-        await detectTimedOutCheckIns(db, step.at);
         continue;
       }
       const items: ProtocolItems = emptyProtocolItems();
-      addCheckIn(step.payload, envelopeAt(projectId, step.at), items, outcomes);
+      addCheckIn(step.payload, envelopeAt(projectId, Math.round(step.at)), items, outcomes);
       for (const record of items.checkIns) pending.push({ record, at: step.at });
       if (pending.length >= 1000) await flush();
     }
     await flush();
+    // Once at the end: runs that never reported back become errors (their time is then).
     await detectTimedOutCheckIns(db, until);
     return stored;
   } finally {
@@ -286,7 +286,11 @@ function sessionItems(now: number, releases: number): SessionItem[] {
               abnormal,
             });
           }
-          items.push({ project: p, hour, payload: { aggregates, attrs: { release, environment } } });
+          items.push({
+            project: p,
+            hour,
+            payload: { aggregates, attrs: { release, environment } },
+          });
         }
       }
     }

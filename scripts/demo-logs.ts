@@ -149,7 +149,7 @@ export function logSet(
       const r = prng((e + 1) * 69069 + salt);
       const pick = <T>(l: T[]) => l[Math.floor(r() * l.length)] as T;
       const n = (k: number) => Math.floor(r() * k);
-      const w = () => (vocabulary[Math.floor(r() ** 2 * vocabulary.length)] as string);
+      const w = () => vocabulary[Math.floor(r() ** 2 * vocabulary.length)] as string;
       const by = templates(w, n, pick);
       // One envelope is one service's flush: one project, lines close together in time,
       // often from one trace.

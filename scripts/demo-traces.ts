@@ -29,23 +29,128 @@ export const TRANSACTIONS: TransactionKind[] = [
   { project: 0, name: "/", op: "pageload", median: 900, failure: 0.01, weight: 8 },
   { project: 0, name: "/products/:id", op: "navigation", median: 350, failure: 0.02, weight: 10 },
   { project: 0, name: "/checkout", op: "pageload", median: 1200, failure: 0.04, weight: 4 },
-  { project: 0, name: "/account/settings", op: "navigation", median: 250, failure: 0.01, weight: 2 },
-  { project: 1, name: "GET /api/products", op: "http.server", median: 45, failure: 0.005, weight: 14 },
-  { project: 1, name: "GET /api/products/:id", op: "http.server", median: 30, failure: 0.01, weight: 12 },
-  { project: 1, name: "POST /api/orders", op: "http.server", median: 180, failure: 0.03, weight: 5 },
+  {
+    project: 0,
+    name: "/account/settings",
+    op: "navigation",
+    median: 250,
+    failure: 0.01,
+    weight: 2,
+  },
+  {
+    project: 1,
+    name: "GET /api/products",
+    op: "http.server",
+    median: 45,
+    failure: 0.005,
+    weight: 14,
+  },
+  {
+    project: 1,
+    name: "GET /api/products/:id",
+    op: "http.server",
+    median: 30,
+    failure: 0.01,
+    weight: 12,
+  },
+  {
+    project: 1,
+    name: "POST /api/orders",
+    op: "http.server",
+    median: 180,
+    failure: 0.03,
+    weight: 5,
+  },
   { project: 1, name: "GET /api/search", op: "http.server", median: 320, failure: 0.02, weight: 6 },
   { project: 2, name: "emails.send", op: "queue.process", median: 600, failure: 0.05, weight: 4 },
-  { project: 2, name: "search.reindex", op: "queue.process", median: 4000, failure: 0.02, weight: 1 },
-  { project: 2, name: "inventory.sync", op: "queue.process", median: 1500, failure: 0.08, weight: 2 },
-  { project: 2, name: "reports.generate", op: "queue.process", median: 8000, failure: 0.03, weight: 1 },
-  { project: 3, name: "POST /checkout/session", op: "http.server", median: 220, failure: 0.02, weight: 5 },
-  { project: 3, name: "POST /checkout/confirm", op: "http.server", median: 650, failure: 0.06, weight: 3 },
-  { project: 3, name: "GET /checkout/cart", op: "http.server", median: 60, failure: 0.01, weight: 7 },
-  { project: 3, name: "POST /checkout/coupon", op: "http.server", median: 90, failure: 0.03, weight: 2 },
-  { project: 4, name: "POST /billing/charge", op: "http.server", median: 900, failure: 0.07, weight: 3 },
-  { project: 4, name: "GET /billing/invoices", op: "http.server", median: 140, failure: 0.01, weight: 3 },
-  { project: 4, name: "POST /billing/webhook", op: "http.server", median: 75, failure: 0.02, weight: 2 },
-  { project: 4, name: "billing.renewals", op: "queue.process", median: 3000, failure: 0.04, weight: 1 },
+  {
+    project: 2,
+    name: "search.reindex",
+    op: "queue.process",
+    median: 4000,
+    failure: 0.02,
+    weight: 1,
+  },
+  {
+    project: 2,
+    name: "inventory.sync",
+    op: "queue.process",
+    median: 1500,
+    failure: 0.08,
+    weight: 2,
+  },
+  {
+    project: 2,
+    name: "reports.generate",
+    op: "queue.process",
+    median: 8000,
+    failure: 0.03,
+    weight: 1,
+  },
+  {
+    project: 3,
+    name: "POST /checkout/session",
+    op: "http.server",
+    median: 220,
+    failure: 0.02,
+    weight: 5,
+  },
+  {
+    project: 3,
+    name: "POST /checkout/confirm",
+    op: "http.server",
+    median: 650,
+    failure: 0.06,
+    weight: 3,
+  },
+  {
+    project: 3,
+    name: "GET /checkout/cart",
+    op: "http.server",
+    median: 60,
+    failure: 0.01,
+    weight: 7,
+  },
+  {
+    project: 3,
+    name: "POST /checkout/coupon",
+    op: "http.server",
+    median: 90,
+    failure: 0.03,
+    weight: 2,
+  },
+  {
+    project: 4,
+    name: "POST /billing/charge",
+    op: "http.server",
+    median: 900,
+    failure: 0.07,
+    weight: 3,
+  },
+  {
+    project: 4,
+    name: "GET /billing/invoices",
+    op: "http.server",
+    median: 140,
+    failure: 0.01,
+    weight: 3,
+  },
+  {
+    project: 4,
+    name: "POST /billing/webhook",
+    op: "http.server",
+    median: 75,
+    failure: 0.02,
+    weight: 2,
+  },
+  {
+    project: 4,
+    name: "billing.renewals",
+    op: "queue.process",
+    median: 3000,
+    failure: 0.04,
+    weight: 1,
+  },
 ];
 
 const TABLES = ["products", "orders", "users", "carts", "invoices", "payments", "sessions"];
@@ -66,7 +171,11 @@ const SERVER_CHILDREN: [string, (r: () => number) => string, number][] = [
 ];
 const BROWSER_CHILDREN: [string, (r: () => number) => string, number][] = [
   ["ui.render", (r) => `render ${pick(COMPONENTS, r)}`, 0.3],
-  ["resource.script", (r) => `https://cdn.example.com/static/chunk-${Math.floor(r() * 40)}.js`, 0.2],
+  [
+    "resource.script",
+    (r) => `https://cdn.example.com/static/chunk-${Math.floor(r() * 40)}.js`,
+    0.2,
+  ],
   ["resource.css", (r) => `https://cdn.example.com/static/app-${Math.floor(r() * 5)}.css`, 0.08],
   ["http.client", (r) => `GET https://api.example.com/api/${pick(TABLES, r)}`, 0.22],
   ["browser.paint", () => "first-contentful-paint", 0.05],
@@ -91,7 +200,10 @@ function pickWeighted<T>(list: readonly [T, ...unknown[]][], weights: number[], 
 /** `n` hex digits from the PRNG. */
 export function hexOf(r: () => number, n: number): string {
   let s = "";
-  while (s.length < n) s += Math.floor(r() * 0x100000000).toString(16).padStart(8, "0");
+  while (s.length < n)
+    s += Math.floor(r() * 0x100000000)
+      .toString(16)
+      .padStart(8, "0");
   return s.slice(0, n);
 }
 

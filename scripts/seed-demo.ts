@@ -48,7 +48,6 @@ import {
   replaySessions,
 } from "./demo-health";
 import { LOG_COMMON_WORD, LOG_RARE_WORD, logSet } from "./demo-logs";
-import { traceSet } from "./demo-traces";
 import {
   DEMO_DATA_DIR,
   DEMO_DATABASE_URL,
@@ -58,6 +57,7 @@ import {
   type SeedInfo,
   setUpOwner,
 } from "./demo-site";
+import { traceSet } from "./demo-traces";
 
 const ISSUES = Number(process.env.SEED_ISSUES ?? 10_000);
 const EVENTS = Number(process.env.SEED_EVENTS ?? 200_000);
@@ -229,6 +229,8 @@ async function main() {
     const dsnOf = (p: Project) => formatDsn(server.url, p.key, p.id);
     const dsns = projects.map(dsnOf);
     const dsn = (project: number) => dsns[project] as string;
+    const sendList = (list: { project: number; body: string }[], label: string) =>
+      send(server.url, projects, list.length, (i) => list[i] as (typeof list)[number], label);
     console.log(
       `[seed] sending ${EVENTS} events for ${ISSUES} issues in ${projects.length} projects`,
     );
@@ -276,7 +278,7 @@ async function main() {
         traceId: big.traceId,
         spanId: big.spanIds[k * 3000 + 7] as string,
       });
-    await send(server.url, projects, big.envelopes.length, (i) => big.envelopes[i] as never, "big trace");
+    await sendList(big.envelopes, "big trace");
     const linkedEvents: { project: number; eventId: string }[] = [];
     await send(
       server.url,
@@ -301,13 +303,14 @@ async function main() {
     stamp("logs sent");
 
     const sessions = recentSessionEnvelopes(now, RELEASES, dsn);
-    await send(server.url, projects, sessions.length, (i) => sessions[i] as never, "sessions");
+    await sendList(sessions, "sessions");
     const feedback = feedbackEnvelopes(FEEDBACK, linkedEvents, dsn);
-    await send(server.url, projects, feedback.length, (i) => feedback[i] as never, "feedback");
+    await sendList(feedback, "feedback");
 
     const totalEvents = EVENTS + linked.length;
-    await waitForEvents(totalEvents);
+    // In the order they were sent: the worker takes the queue in order.
     await waitForRows("spans", SPANS + 10_000);
+    await waitForEvents(totalEvents);
     await waitForRows("log_items", LOGS);
     stamp("processed");
 
@@ -338,7 +341,7 @@ async function main() {
     );
     // Each monitor's current run, sent last so that the monitors end the seed up to date.
     const checkIns = currentCheckIns(monitors, dsn);
-    await send(server.url, projects, checkIns.length, (i) => checkIns[i] as never, "check-ins");
+    await sendList(checkIns, "check-ins");
     await waitForEvents(totalEvents + regress.length);
     await settle();
     stamp("settled");
