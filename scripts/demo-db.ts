@@ -34,22 +34,38 @@ export async function createProjects(orgId: number): Promise<Project[]> {
 }
 
 /** Until the worker has stored `expected` events; fails when processing stops moving. */
-export async function waitForEvents(expected: number): Promise<void> {
+export function waitForEvents(expected: number): Promise<void> {
+  return waitForRows("events", expected);
+}
+
+/**
+ * Until `table` holds `expected` rows; fails when its count stops moving for 3 minutes (on a
+ * loaded machine the worker can be kept from the CPU that long).
+ */
+export async function waitForRows(
+  table: "events" | "spans" | "log_items",
+  expected: number,
+): Promise<void> {
   const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
   try {
-    for (let last = -1, since = Date.now(); ; ) {
+    for (let last = -1, since = Date.now(), logged = 0; ; ) {
       const row = await db.kysely
-        .selectFrom("events")
+        .selectFrom(table)
         .select((eb) => eb.fn.countAll<number>().as("n"))
         .executeTakeFirstOrThrow();
       const n = Number(row.n);
       if (n >= expected) return;
+      if (Date.now() - logged > 30_000) {
+        console.log(`[seed] ${table}: ${n}/${expected} stored`);
+        logged = Date.now();
+      }
       if (n !== last) {
         last = n;
         since = Date.now();
-      } else if (Date.now() - since > 60_000)
-        throw new Error(`processing stalled at ${n}/${expected} events`);
-      await new Promise((r) => setTimeout(r, 1000));
+      } else if (Date.now() - since > 180_000)
+        throw new Error(`processing stalled at ${n}/${expected} ${table}`);
+      // Counting millions of rows is not free: ask less often than the worker stores.
+      await new Promise((r) => setTimeout(r, expected > 100_000 ? 5000 : 1000));
     }
   } finally {
     await db.close();
@@ -96,13 +112,28 @@ export async function triage(projects: Project[], r: () => number): Promise<numb
 /**
  * On PostgreSQL, do now what autovacuum would do within minutes: 200,000 upserts leave the
  * issues table full of dead rows and the planner without statistics, so the first page loads
- * would measure the aftermath of the bulk load rather than a settled database.
+ * would measure the aftermath of the bulk load rather than a settled database. (SQLite is
+ * left as an installation has it: Faultline runs no ANALYZE there.)
  */
 export async function settle(): Promise<void> {
   const db = openDb(DEMO_DATABASE_URL, { poolSize: 1 });
   try {
     if (db.dialect === "postgres")
-      for (const table of ["issues", "events", "issue_users", "projects"])
+      for (const table of [
+        "issues",
+        "events",
+        "issue_users",
+        "projects",
+        "spans",
+        "log_items",
+        "log_volume",
+        "check_ins",
+        "monitors",
+        "release_sessions",
+        "release_session_members",
+        "outcomes",
+        "feedback",
+      ])
         await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(db.kysely);
   } finally {
     await db.close();

@@ -16,8 +16,14 @@ export const DEMO_PROJECTS = [
 ] as const;
 
 const DAY = 86_400_000;
-const SPAN_DAYS = 30;
-const RELEASE_EVERY_DAYS = 5;
+export const SPAN_DAYS = 30;
+/** Releases over the 30 days, spread evenly over the projects (SEED_RELEASES). */
+export const RELEASES = Number(process.env.SEED_RELEASES ?? 200);
+/**
+ * Ingest files anything older than 30 days at its receipt (clock-drift.ts): the oldest demo
+ * data is this much younger than 30 days, so a seed that takes a while still lands in time.
+ */
+export const OLDEST_MARGIN_MS = 2 * 3_600_000;
 
 const TYPES = [
   "TypeError",
@@ -181,8 +187,18 @@ function baseEvents(): { node: Json; browser: Json } {
 }
 
 export interface EventFactory {
-  /** The envelope for one event of `issue` at time `ts` (ms); `r` is the run's PRNG. */
-  envelope(issue: DemoIssue, ts: number, r: () => number, dsn: string): string;
+  /**
+   * The envelope for one event of `issue` at time `ts` (ms); `r` is the run's PRNG. With
+   * `trace`, the event happened inside that span (what links an issue to its trace); else
+   * it gets a trace of its own, as an SDK without a sampled transaction gives it.
+   */
+  envelope(
+    issue: DemoIssue,
+    ts: number,
+    r: () => number,
+    dsn: string,
+    trace?: { traceId: string; spanId: string },
+  ): string;
 }
 
 export function eventFactory(now: number): EventFactory {
@@ -193,7 +209,7 @@ export function eventFactory(now: number): EventFactory {
     .padStart(12, "0")
     .slice(-12);
   return {
-    envelope(issue, ts, r, dsn) {
+    envelope(issue, ts, r, dsn, trace) {
       const project = DEMO_PROJECTS[issue.project] as (typeof DEMO_PROJECTS)[number];
       const event = structuredClone(bases[project.base]) as Json & {
         exception: { values: { type: string; value: string; stacktrace: { frames: Json[] } }[] };
@@ -204,11 +220,12 @@ export function eventFactory(now: number): EventFactory {
       event.timestamp = ts / 1000;
       event.level = issue.level;
       event.environment = pickWeighted(ENVIRONMENTS, r());
-      const releaseNo = Math.max(
-        0,
-        Math.floor((SPAN_DAYS - (now - ts) / DAY) / RELEASE_EVERY_DAYS),
-      );
-      event.release = `${project.slug}@1.${releaseNo}.0`;
+      event.release = demoRelease(issue.project, ts, now);
+      const contexts = (event.contexts ?? {}) as Json;
+      contexts.trace = trace
+        ? { trace_id: trace.traceId, span_id: trace.spanId }
+        : { trace_id: eventId.replace(/^.{12}/, "5eed00000000"), span_id: eventId.slice(-16) };
+      event.contexts = contexts;
       if (r() < 0.8) event.user = { id: `user-${Math.floor(r() * 3000)}`, ip_address: "{{auto}}" };
       else delete event.user;
       const top = event.exception.values.at(-1);
@@ -245,5 +262,18 @@ export function eventFactory(now: number): EventFactory {
 /** When event `i` of the run happens: spread over 30 days, denser towards now. */
 export function demoTimestamp(r: () => number, now: number): number {
   const u = r();
-  return Math.round(now - u * u * SPAN_DAYS * DAY);
+  return Math.round(now - u * u * (SPAN_DAYS * DAY - OLDEST_MARGIN_MS));
+}
+
+/**
+ * The release a project ran at `ts`: each project ships RELEASES / 5 releases at even
+ * intervals over the 30 days (`api@1.0.0` … `api@1.39.0`), so errors, spans, logs and
+ * sessions of one moment name the same release.
+ */
+export function demoRelease(project: number, ts: number, now: number, previous = false): string {
+  const perProject = Math.max(1, Math.floor(RELEASES / DEMO_PROJECTS.length));
+  const step = (SPAN_DAYS * DAY) / perProject;
+  const k = Math.floor((ts - (now - SPAN_DAYS * DAY)) / step) - (previous ? 1 : 0);
+  const slug = (DEMO_PROJECTS[project] as (typeof DEMO_PROJECTS)[number]).slug;
+  return `${slug}@1.${Math.min(perProject - 1, Math.max(0, k))}.0`;
 }

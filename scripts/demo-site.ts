@@ -27,6 +27,21 @@ export interface SeedInfo {
   issues: number;
   events: number;
   seededAt: string;
+  /** Since the demo had traces, logs, monitors, releases and feedback (issue 22). */
+  spans?: number;
+  traces?: number;
+  logs?: number;
+  monitors?: string[];
+  releases?: number;
+  feedback?: number;
+  /** The trace of 10,000 spans, and one of (about) 10. */
+  bigTrace?: string;
+  smallTrace?: string;
+  smallTraceSpans?: number;
+  /** Words in about one in 20,000 log lines and in about a third of them. */
+  rareWord?: string;
+  commonWord?: string;
+  seedSeconds?: number;
 }
 
 export const SEED_INFO_FILE = path.join(DEMO_DATA_DIR, "seed.json");

