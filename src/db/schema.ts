@@ -20,6 +20,7 @@ export interface Database {
   spans: SpanTable;
   log_items: LogItemTable;
   log_volume: LogVolumeTable;
+  transaction_rollups: TransactionRollupTable;
   release_sessions: ReleaseSessionTable;
   release_session_members: ReleaseSessionMemberTable;
   monitors: MonitorTable;
@@ -250,6 +251,28 @@ export interface LogVolumeTable {
   minute: number;
   severity: string;
   count: number;
+}
+
+/**
+ * Transactions (segment spans) per project, name, environment and release ('' for none) and
+ * minute or hour (`span_ms`, `start` its first ms), kept by the store stage (migration 025).
+ */
+export interface TransactionRollupTable {
+  project_id: number;
+  /** 60,000 (minute) or 3,600,000 (hour). */
+  span_ms: number;
+  start: number;
+  name: string;
+  environment: string;
+  release: string;
+  count: number;
+  /** Status set and not ok (src/performance/stats.ts). */
+  failures: number;
+  duration_sum: number;
+  duration_min: number;
+  duration_max: number;
+  /** The durations' buckets (src/performance/duration-sketch.ts). */
+  sketch: Buffer;
 }
 
 /** Session counts per project, release, environment ('' for none) and hour of start. */

@@ -1,10 +1,14 @@
 import { sql } from "kysely";
 import type { Db } from "../db/connection";
-import type { PageFilters } from "../ui/page-filters";
-import { perBucket, segmentRows, sortNum } from "./queries";
-import { type DurationStats, durationStats, isFailure, percentile } from "./stats";
+import { bucketStarts, type PageFilters } from "../ui/page-filters";
+import { scanTransactions, TransactionAggregate } from "./rollup-reads";
+import type { DurationStats } from "./stats";
 
-/** One transaction (name + project) over the selection: what takes its time, and who fails. */
+/**
+ * One transaction (name + project) over the selection: what takes its time, and who fails.
+ * Its figures, histogram and percentiles over time come from the rollups (rollup-reads.ts);
+ * the slowest and latest traces, its issues and its span operations need the rows.
+ */
 export const HISTOGRAM_BINS = 20;
 export const TRACE_LIST = 10;
 
@@ -42,29 +46,30 @@ export async function transactionSummary(
   name: string,
   release: string | null,
 ): Promise<TransactionSummary> {
-  const q = { filters, release, transaction: { projectId, name } };
-  const [{ rows, truncated }, slowest, recent, issues, ops] = await Promise.all([
-    segmentRows(db, q),
+  const timestamps = bucketStarts(filters);
+  const first = timestamps[0] ?? filters.fromMs;
+  const buckets = timestamps.map(() => new TransactionAggregate());
+  const all = new TransactionAggregate();
+  const [{ truncated }, slowest, recent, issues, ops] = await Promise.all([
+    scanTransactions(db, { filters, release, transaction: { projectId, name } }, (p) => {
+      all.add(p);
+      buckets[Math.floor((p.start - first) / filters.bucketMs)]?.add(p);
+    }),
     traceRefs(db, filters, projectId, name, release, "duration"),
     traceRefs(db, filters, projectId, name, release, "start_timestamp"),
     transactionIssues(db, filters, projectId, name, release),
     opShares(db, filters, projectId, name, release),
   ]);
   const minutes = Math.max((filters.toMs - filters.fromMs) / 60_000, 1 / 60);
-  const durations = rows.map((r) => r.duration);
-  const buckets = perBucket(rows, filters);
-  const sortedBuckets = buckets.durations.map(sortNum);
+  const perBucket = buckets.map((b) => b.sketch.quantiles([0.5, 0.75, 0.95]));
   return {
-    stats: {
-      ...durationStats(durations, rows.filter((r) => isFailure(r.status)).length),
-      tpm: rows.length / minutes,
-    },
-    histogram: histogram(durations),
+    stats: { ...all.stats(), tpm: all.count / minutes },
+    histogram: all.sketch.histogram(HISTOGRAM_BINS),
     series: {
-      timestamps: buckets.timestamps,
-      p50: sortedBuckets.map((d) => percentile(d, 0.5)),
-      p75: sortedBuckets.map((d) => percentile(d, 0.75)),
-      p95: sortedBuckets.map((d) => percentile(d, 0.95)),
+      timestamps,
+      p50: perBucket.map((q) => q[0] ?? null),
+      p75: perBucket.map((q) => q[1] ?? null),
+      p95: perBucket.map((q) => q[2] ?? null),
     },
     slowest,
     recent,
@@ -72,28 +77,6 @@ export async function transactionSummary(
     ops,
     truncated,
   };
-}
-
-/** Equal-width bins from the fastest to the slowest duration. */
-export function histogram(durations: number[]): { from: number; to: number; count: number }[] {
-  if (durations.length === 0) return [];
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  for (const d of durations) {
-    if (d < min) min = d;
-    if (d > max) max = d;
-  }
-  const width = max > min ? (max - min) / HISTOGRAM_BINS : 1;
-  const bins = Array.from({ length: max > min ? HISTOGRAM_BINS : 1 }, (_, i) => ({
-    from: min + i * width,
-    to: min + (i + 1) * width,
-    count: 0,
-  }));
-  for (const d of durations) {
-    const i = Math.min(Math.floor((d - min) / width), bins.length - 1);
-    (bins[i] as { count: number }).count += 1;
-  }
-  return bins;
 }
 
 function segmentsOf(

@@ -1,4 +1,4 @@
-import type { Insertable, Transaction } from "kysely";
+import { type Insertable, sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema";
 import type { StorableSpan } from "../process/spans";
 import { BulkStatement } from "./bulk-statement";
@@ -8,6 +8,10 @@ import { BulkStatement } from "./bulk-statement";
  * under SQLite's and PostgreSQL's parameter limits). A span an SDK sent twice is kept once.
  * The statement is built once per row count (bulk-statement.ts): an OTLP export brings 512
  * spans a request, and building each 500-row insert anew was ~6 % of the worker's time.
+ *
+ * Returns the segment spans it inserted (not those already stored), which the transaction
+ * rollups count: a transaction sent twice is stored once and counted once. The statement
+ * returns a key for each inserted segment and null for every other inserted span.
  */
 const CHUNK = 500;
 
@@ -39,36 +43,55 @@ const insertSpanRows = new BulkStatement<SpanRow>(
     trx
       .insertInto("spans")
       .values(rows)
-      .onConflict((oc) => oc.columns(["trace_id", "span_id", "project_id"]).doNothing()),
+      .onConflict((oc) => oc.columns(["trace_id", "span_id", "project_id"]).doNothing())
+      .returning(
+        sql<
+          string | null
+        >`case when is_segment = 1 then trace_id || span_id || ':' || project_id end`.as("segment"),
+      ),
 );
 
-export async function storeSpans(spans: StorableSpan[], trx: Transaction<Database>): Promise<void> {
+function segmentKey(row: SpanRow): string {
+  return `${row.trace_id}${row.span_id}:${row.project_id}`;
+}
+
+export async function storeSpans(
+  spans: StorableSpan[],
+  trx: Transaction<Database>,
+): Promise<SpanRow[]> {
+  const segments: SpanRow[] = [];
   for (let i = 0; i < spans.length; i += CHUNK) {
-    await insertSpanRows.execute(
-      trx,
-      spans.slice(i, i + CHUNK).map(
-        (s): SpanRow => ({
-          project_id: s.projectId,
-          trace_id: s.trace_id,
-          span_id: s.span_id,
-          parent_span_id: s.parent_span_id,
-          segment_id: s.segment_id,
-          event_id: s.event_id,
-          is_segment: s.is_segment,
-          name: s.name,
-          segment_name: s.segment_name,
-          op: s.op,
-          description: s.description,
-          status: s.status,
-          start_timestamp: s.start_timestamp,
-          end_timestamp: s.end_timestamp,
-          duration: s.end_timestamp - s.start_timestamp,
-          release: s.release,
-          environment: s.environment,
-          data: s.data,
-          received_at: s.receivedAt,
-        }),
-      ),
+    const rows = spans.slice(i, i + CHUNK).map(
+      (s): SpanRow => ({
+        project_id: s.projectId,
+        trace_id: s.trace_id,
+        span_id: s.span_id,
+        parent_span_id: s.parent_span_id,
+        segment_id: s.segment_id,
+        event_id: s.event_id,
+        is_segment: s.is_segment,
+        name: s.name,
+        segment_name: s.segment_name,
+        op: s.op,
+        description: s.description,
+        status: s.status,
+        start_timestamp: s.start_timestamp,
+        end_timestamp: s.end_timestamp,
+        duration: s.end_timestamp - s.start_timestamp,
+        release: s.release,
+        environment: s.environment,
+        data: s.data,
+        received_at: s.receivedAt,
+      }),
     );
+    const inserted = await insertSpanRows.execute<{ segment: string | null }>(trx, rows);
+    const keys = new Set<string>();
+    for (const r of inserted) if (r.segment !== null) keys.add(r.segment);
+    if (keys.size === 0) continue;
+    for (const row of rows) {
+      // Delete as counted: the same segment twice in one chunk was inserted once.
+      if (row.is_segment === 1 && keys.delete(segmentKey(row))) segments.push(row);
+    }
   }
+  return segments;
 }
