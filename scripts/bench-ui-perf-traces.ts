@@ -228,6 +228,7 @@ async function main() {
       }
       times.sort((a, b) => a - b);
       rows.push({ ...page, status, p50: pct(times, 0.5), p95: pct(times, 0.95) });
+      console.log(`${page.name}: ${status}, p50 ${pct(times, 0.5).toFixed(0)} ms`);
     }
     const browser = process.env.BENCH_JS === "0" ? undefined : await launchBrowser();
     if (browser)
@@ -269,6 +270,9 @@ async function main() {
       console.log(
         `${r.name} | ${r.status} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.jsKb?.toFixed(0)}`,
       );
+  } catch (err) {
+    console.error(`server output (tail):\n${server.logs().slice(-4000)}`);
+    throw err;
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
