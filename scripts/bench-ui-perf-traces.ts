@@ -55,10 +55,7 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
       batch = [];
       await db.kysely.transaction().execute(async (trx) => {
         await trx.insertInto("spans").values(rows).execute();
-        await storeTransactionRollups(
-          rows.filter((r) => r.is_segment === 1),
-          trx,
-        );
+        await storeTransactionRollups(rows, trx);
       });
     };
     let release = "bench@1";

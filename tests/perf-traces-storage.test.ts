@@ -53,10 +53,7 @@ async function insertSpans(db: Db, rows: Insertable<SpanTable>[]): Promise<void>
         .insertInto("spans")
         .values(rows.slice(i, i + 200))
         .execute();
-    await storeTransactionRollups(
-      rows.filter((r) => r.is_segment === 1),
-      trx,
-    );
+    await storeTransactionRollups(rows, trx);
   });
 }
 
@@ -330,8 +327,22 @@ describe.each(dialects)("performance and trace reads on $name", ({ create }) => 
     ).filters;
     const plan = rollupPlan(f.fromMs, f.toMs, f.bucketMs);
     expect(plan.raw.length).toBe(2);
-    expect(plan.minutes.length).toBeGreaterThan(0);
-    expect(plan.hours.length).toBe(1);
+    expect(new Set(plan.levels.map(([level]) => level))).toEqual(new Set([60_000, 3_600_000]));
+    // 30 days of 6 h buckets: every level, tiling the range exactly once.
+    const long = rollupPlan(from, from + 30 * 86_400_000, 6 * 3_600_000);
+    expect(new Set(long.levels.map(([level]) => level))).toEqual(
+      new Set([60_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000]),
+    );
+    const tiles = [...long.raw, ...long.levels.map(([, a, b]) => [a, b])].sort(
+      (x, y) => (x[0] as number) - (y[0] as number),
+    );
+    expect(tiles[0]?.[0]).toBe(from);
+    expect(tiles.at(-1)?.[1]).toBe(from + 30 * 86_400_000);
+    for (let i = 1; i < tiles.length; i++) expect(tiles[i]?.[0]).toBe(tiles[i - 1]?.[1]);
+    for (const [level, a, b] of long.levels) {
+      expect(a % level).toBe(0);
+      expect(b % level).toBe(0);
+    }
     const inRange = checkout.filter((_, i) => base + i * 30_000 >= from);
     const o = await performanceOverview(
       db,
@@ -352,6 +363,12 @@ describe.each(dialects)("performance and trace reads on $name", ({ create }) => 
     expect(s.stats.count).toBe(inRange.length);
     expect(s.histogram.reduce((n, b) => n + b.count, 0)).toBe(inRange.length);
     expect(s.histogram[0]?.from).toBe(Math.min(...inRange));
+    // Span operations from the op rollups and the edges' spans: each child once, exact sums.
+    expect(s.ops.reduce((n, o) => n + o.count, 0)).toBe(inRange.length);
+    const dbTime = checkout
+      .filter((_, i) => i % 2 && base + i * 30_000 >= from)
+      .reduce((a, b) => a + b / 2, 0);
+    expect(s.ops.find((o) => o.op === "db.query")?.total).toBeCloseTo(dbTime, 6);
     expect(s.histogram.at(-1)?.to).toBeCloseTo(Math.max(...inRange), 6);
   });
 
@@ -391,6 +408,8 @@ describe.each(dialects)("performance and trace reads on $name", ({ create }) => 
     expect(rows.map((r) => [Number(r.span_ms), Number(r.count)])).toEqual([
       [60_000, 1],
       [3_600_000, 1],
+      [3 * 3_600_000, 1],
+      [6 * 3_600_000, 1],
     ]);
     expect(rows[0]).toMatchObject({ environment: "", release: "" });
     await db.kysely.deleteFrom("transaction_rollups").where("name", "=", "GET /twice").execute();

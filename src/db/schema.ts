@@ -21,6 +21,7 @@ export interface Database {
   log_items: LogItemTable;
   log_volume: LogVolumeTable;
   transaction_rollups: TransactionRollupTable;
+  transaction_op_rollups: TransactionOpRollupTable;
   release_sessions: ReleaseSessionTable;
   release_session_members: ReleaseSessionMemberTable;
   monitors: MonitorTable;
@@ -273,6 +274,21 @@ export interface TransactionRollupTable {
   duration_max: number;
   /** The durations' buckets (src/performance/duration-sketch.ts). */
   sketch: Buffer;
+}
+
+/** Child spans of transactions by op, per minute or hour (migration 025). */
+export interface TransactionOpRollupTable {
+  project_id: number;
+  span_ms: number;
+  start: number;
+  /** The transaction's name (the spans' segment_name). */
+  name: string;
+  environment: string;
+  release: string;
+  /** The span's op, `default` when it has none. */
+  op: string;
+  count: number;
+  duration_sum: number;
 }
 
 /** Session counts per project, release, environment ('' for none) and hour of start. */

@@ -39,6 +39,7 @@ export const RETENTION_TABLES: RetentionTable[] = [
   { table: "log_volume", timeColumn: "minute" },
   // The performance pages' rollups (migration 025), by their minute or hour.
   { table: "transaction_rollups", timeColumn: "start" },
+  { table: "transaction_op_rollups", timeColumn: "start" },
   { table: "check_ins", timeColumn: "received_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },

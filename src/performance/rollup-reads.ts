@@ -1,5 +1,5 @@
 import type { Db } from "../db/connection";
-import { ROLLUP_HOUR, ROLLUP_MINUTE } from "../ingest/store/transaction-rollups";
+import { ROLLUP_LEVELS, ROLLUP_MINUTE } from "../ingest/store/transaction-rollups";
 import type { PageFilters } from "../ui/page-filters";
 import { DurationSketch } from "./duration-sketch";
 import { type DurationStats, isFailure } from "./stats";
@@ -9,11 +9,12 @@ import { type DurationStats, isFailure } from "./stats";
  * and, for the part of the range that is not whole minutes, from the segment spans:
  *
  *   [from … first whole minute) raw spans
- *   whole minutes up to the first whole hour, whole hours, whole minutes after the last
+ *   whole minutes up to the first whole hour, whole hours up to the first whole 3 or 6
+ *   hours, … and back down to minutes
  *   [last whole minute … to) raw spans
  *
- * Hours are read only when the chart's buckets are whole hours (7 d and more), so a rollup
- * row never straddles two buckets; a 24 h page reads minutes. Every piece — a rollup row or
+ * A level is read only when it divides the chart's buckets, so a rollup row never straddles
+ * two buckets: a 24 h page (30 min buckets) reads minutes, 7 d (3 h) 3 hours, 30 d (6 h) 6. Every piece — a rollup row or
  * one span — is handed to `visit` in no particular order.
  */
 export interface TransactionPiece {
@@ -41,24 +42,34 @@ export const MAX_EDGE_ROWS = 100_000;
 
 type Interval = [number, number];
 
-/** Which part of [from, to) is read from which level (exported for the tests). */
+/**
+ * Which part of [from, to) is read from which level: the coarsest level that divides
+ * `bucketMs` in the middle, finer levels toward the ends, spans for the partial minutes.
+ */
 export function rollupPlan(fromMs: number, toMs: number, bucketMs: number) {
   const raw: Interval[] = [];
-  const minutes: Interval[] = [];
-  const hours: Interval[] = [];
+  const levels: [number, number, number][] = [];
+  const usable = ROLLUP_LEVELS.filter((l) => bucketMs % l === 0);
   const m0 = Math.ceil(fromMs / ROLLUP_MINUTE) * ROLLUP_MINUTE;
   const m1 = Math.floor(toMs / ROLLUP_MINUTE) * ROLLUP_MINUTE;
-  if (m0 >= m1) return { raw: [[fromMs, toMs] as Interval], minutes, hours };
+  if (m0 >= m1) return { raw: [[fromMs, toMs] as Interval], levels };
   if (fromMs < m0) raw.push([fromMs, m0]);
   if (m1 < toMs) raw.push([m1, toMs]);
-  const h0 = Math.ceil(m0 / ROLLUP_HOUR) * ROLLUP_HOUR;
-  const h1 = Math.floor(m1 / ROLLUP_HOUR) * ROLLUP_HOUR;
-  if (bucketMs % ROLLUP_HOUR === 0 && h0 < h1) {
-    hours.push([h0, h1]);
-    if (m0 < h0) minutes.push([m0, h0]);
-    if (h1 < m1) minutes.push([h1, m1]);
-  } else minutes.push([m0, m1]);
-  return { raw, minutes, hours };
+  const fill = (from: number, to: number, i: number) => {
+    const level = usable[i] as number;
+    const next = usable[i + 1];
+    const a = next === undefined ? to : Math.ceil(from / next) * next;
+    const b = next === undefined ? to : Math.floor(to / next) * next;
+    if (next === undefined || a >= b) {
+      levels.push([level, from, to]);
+      return;
+    }
+    if (from < a) levels.push([level, from, a]);
+    if (b < to) levels.push([level, b, to]);
+    fill(a, b, i + 1);
+  };
+  fill(m0, m1, 0);
+  return { raw, levels };
 }
 
 /** Visits every piece of the selection; true when a span edge held more than it read. */
@@ -71,13 +82,9 @@ export async function scanTransactions(
   const projectIds = q.transaction ? [q.transaction.projectId] : filters.projectIds;
   if (projectIds.length === 0) return { truncated: false };
   const plan = rollupPlan(filters.fromMs, filters.toMs, filters.bucketMs);
-  const levels: [number, Interval][] = [
-    ...plan.minutes.map((i): [number, Interval] => [ROLLUP_MINUTE, i]),
-    ...plan.hours.map((i): [number, Interval] => [ROLLUP_HOUR, i]),
-  ];
   const [rollups, ...edges] = await Promise.all([
     Promise.all(
-      levels.map(([spanMs, [from, to]]) => rollupRows(db, q, projectIds, spanMs, from, to)),
+      plan.levels.map(([spanMs, from, to]) => rollupRows(db, q, projectIds, spanMs, from, to)),
     ),
     ...plan.raw.map(([from, to]) => spanRows(db, q, projectIds, from, to)),
   ]);

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Db } from "../db/connection";
+import { ROLLUP_LEVELS } from "../ingest/store/transaction-rollups";
 import { bucketStarts, type PageFilters } from "../ui/page-filters";
-import { scanTransactions, TransactionAggregate } from "./rollup-reads";
+import { rollupPlan, scanTransactions, TransactionAggregate } from "./rollup-reads";
 import type { DurationStats } from "./stats";
 
 /**
@@ -160,7 +161,11 @@ async function transactionIssues(
   return rows.map((r) => ({ ...r, events: Number(r.events) }));
 }
 
-/** Child spans of this transaction by op: their total duration and share of all of it. */
+/**
+ * Child spans of this transaction by op: their total duration and share of all of it, from
+ * `transaction_op_rollups` (the coarsest whole blocks, finer toward the ends) and the spans
+ * of the partial minutes at either end.
+ */
 async function opShares(
   db: Db,
   filters: PageFilters,
@@ -168,30 +173,54 @@ async function opShares(
   name: string,
   release: string | null,
 ) {
-  let query = db.kysely
-    .selectFrom("spans")
-    .select([
-      sql<string>`coalesce(op, 'default')`.as("op"),
-      (eb) => eb.fn.countAll<number | string>().as("count"),
-      (eb) => eb.fn.sum<number | string>("duration").as("total"),
-    ])
-    .where("is_segment", "=", 0)
-    .where("project_id", "=", projectId)
-    .where("segment_name", "=", name)
-    .where("start_timestamp", ">=", filters.fromMs)
-    .where("start_timestamp", "<", filters.toMs);
-  if (filters.environment) query = query.where("environment", "=", filters.environment);
-  if (release) query = query.where("release", "=", release);
-  const rows = await query
-    .groupBy(sql`coalesce(op, 'default')`)
-    .orderBy("total", "desc")
-    .limit(30)
-    .execute();
-  const all = rows.reduce((s, r) => s + Number(r.total), 0);
-  return rows.map((r) => ({
-    op: r.op,
-    count: Number(r.count),
-    total: Number(r.total),
-    share: all > 0 ? Number(r.total) / all : 0,
-  }));
+  // No chart here: any level that fits the range will do.
+  const coarsest = ROLLUP_LEVELS[ROLLUP_LEVELS.length - 1] as number;
+  const plan = rollupPlan(filters.fromMs, filters.toMs, coarsest);
+  const parts = await Promise.all([
+    ...plan.levels.map(([spanMs, from, to]) => {
+      let query = db.kysely
+        .selectFrom("transaction_op_rollups")
+        .select([
+          "op",
+          (eb) => eb.fn.sum<number | string>("count").as("count"),
+          (eb) => eb.fn.sum<number | string>("duration_sum").as("total"),
+        ])
+        .where("project_id", "=", projectId)
+        .where("name", "=", name)
+        .where("span_ms", "=", spanMs)
+        .where("start", ">=", from)
+        .where("start", "<", to);
+      if (filters.environment) query = query.where("environment", "=", filters.environment);
+      if (release) query = query.where("release", "=", release);
+      return query.groupBy("op").execute();
+    }),
+    ...plan.raw.map(([from, to]) => {
+      let query = db.kysely
+        .selectFrom("spans")
+        .select([
+          sql<string>`coalesce(op, 'default')`.as("op"),
+          (eb) => eb.fn.countAll<number | string>().as("count"),
+          (eb) => eb.fn.sum<number | string>("duration").as("total"),
+        ])
+        .where("project_id", "=", projectId)
+        .where("segment_name", "=", name)
+        .where("is_segment", "=", 0)
+        .where("start_timestamp", ">=", from)
+        .where("start_timestamp", "<", to);
+      if (filters.environment) query = query.where("environment", "=", filters.environment);
+      if (release) query = query.where("release", "=", release);
+      return query.groupBy(sql`coalesce(op, 'default')`).execute();
+    }),
+  ]);
+  const byOp = new Map<string, { op: string; count: number; total: number }>();
+  for (const rows of parts)
+    for (const r of rows) {
+      const o = byOp.get(r.op) ?? { op: r.op, count: 0, total: 0 };
+      o.count += Number(r.count);
+      o.total += Number(r.total);
+      byOp.set(r.op, o);
+    }
+  const rows = [...byOp.values()].sort((a, b) => b.total - a.total).slice(0, 30);
+  const all = rows.reduce((s, r) => s + r.total, 0);
+  return rows.map((r) => ({ ...r, share: all > 0 ? r.total / all : 0 }));
 }

@@ -9,9 +9,9 @@ import { BulkStatement } from "./bulk-statement";
  * The statement is built once per row count (bulk-statement.ts): an OTLP export brings 512
  * spans a request, and building each 500-row insert anew was ~6 % of the worker's time.
  *
- * Returns the segment spans it inserted (not those already stored), which the transaction
- * rollups count: a transaction sent twice is stored once and counted once. The statement
- * returns a key for each inserted segment and null for every other inserted span.
+ * Returns the rows it inserted (not those already stored), which the transaction rollups
+ * count: a span sent twice is stored once and counted once. The statement returns a key
+ * for each row it inserted.
  */
 const CHUNK = 500;
 
@@ -44,14 +44,10 @@ const insertSpanRows = new BulkStatement<SpanRow>(
       .insertInto("spans")
       .values(rows)
       .onConflict((oc) => oc.columns(["trace_id", "span_id", "project_id"]).doNothing())
-      .returning(
-        sql<
-          string | null
-        >`case when is_segment = 1 then trace_id || span_id || ':' || project_id end`.as("segment"),
-      ),
+      .returning(sql<string>`trace_id || span_id || ':' || project_id`.as("stored")),
 );
 
-function segmentKey(row: SpanRow): string {
+function spanKey(row: SpanRow): string {
   return `${row.trace_id}${row.span_id}:${row.project_id}`;
 }
 
@@ -59,7 +55,7 @@ export async function storeSpans(
   spans: StorableSpan[],
   trx: Transaction<Database>,
 ): Promise<SpanRow[]> {
-  const segments: SpanRow[] = [];
+  const stored: SpanRow[] = [];
   for (let i = 0; i < spans.length; i += CHUNK) {
     const rows = spans.slice(i, i + CHUNK).map(
       (s): SpanRow => ({
@@ -84,14 +80,14 @@ export async function storeSpans(
         received_at: s.receivedAt,
       }),
     );
-    const inserted = await insertSpanRows.execute<{ segment: string | null }>(trx, rows);
-    const keys = new Set<string>();
-    for (const r of inserted) if (r.segment !== null) keys.add(r.segment);
-    if (keys.size === 0) continue;
-    for (const row of rows) {
-      // Delete as counted: the same segment twice in one chunk was inserted once.
-      if (row.is_segment === 1 && keys.delete(segmentKey(row))) segments.push(row);
+    const inserted = await insertSpanRows.execute<{ stored: string }>(trx, rows);
+    if (inserted.length === rows.length) {
+      for (const row of rows) stored.push(row);
+      continue;
     }
+    const keys = new Set(inserted.map((r) => r.stored));
+    // Delete as counted: the same span twice in one chunk was inserted once.
+    for (const row of rows) if (keys.delete(spanKey(row))) stored.push(row);
   }
-  return segments;
+  return stored;
 }
