@@ -147,6 +147,25 @@ describe.each(await testDialects())("retention on $name", ({ create }) => {
       .insertInto("outcomes")
       .values([outcome(short, 20), outcome(short, 3), outcome(normal, 20), outcome(normal, 100)])
       .execute();
+    // So do the performance pages' transaction rollups (migration 025), by their minute.
+    const rollup = (projectId: number, daysAgo: number) => ({
+      project_id: projectId,
+      span_ms: 60_000,
+      start: NOW - daysAgo * DAY,
+      name: "GET /",
+      environment: "",
+      release: "",
+      count: 1,
+      failures: 0,
+      duration_sum: 5,
+      duration_min: 5,
+      duration_max: 5,
+      sketch: Buffer.from([1, 1]),
+    });
+    await db.kysely
+      .insertInto("transaction_rollups")
+      .values([rollup(short, 20), rollup(short, 3), rollup(normal, 20), rollup(normal, 100)])
+      .execute();
 
     const batches: { table: string; rows: number }[] = [];
     const summary = await runRetention(db, {
@@ -156,7 +175,22 @@ describe.each(await testDialects())("retention on $name", ({ create }) => {
       onBatch: (table, rows) => batches.push({ table, rows }),
     });
 
-    expect(summary).toEqual({ events: 30 + 25 + 12, issues: 2, issue_users: 4, outcomes: 2 });
+    expect(summary).toEqual({
+      events: 30 + 25 + 12,
+      issues: 2,
+      issue_users: 4,
+      outcomes: 2,
+      transaction_rollups: 2,
+    });
+    const rollupsLeft = await db.kysely
+      .selectFrom("transaction_rollups")
+      .select(["project_id", "start"])
+      .orderBy("project_id")
+      .execute();
+    expect(rollupsLeft.map((o) => [Number(o.project_id), Number(o.start)])).toEqual([
+      [short, NOW - 3 * DAY],
+      [normal, NOW - 20 * DAY],
+    ]);
     const outcomesLeft = await db.kysely
       .selectFrom("outcomes")
       .select(["project_id", "hour"])

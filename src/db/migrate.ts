@@ -22,6 +22,7 @@ import * as m019 from "./migrations/019-feedback-status";
 import * as m020 from "./migrations/020-alert-delivery";
 import * as m022 from "./migrations/022-alert-user-minutes";
 import * as m023 from "./migrations/023-log-search";
+import * as m025 from "./migrations/025-transaction-rollups";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "020-alert-delivery": m020,
   "022-alert-user-minutes": m022,
   "023-log-search": m023,
+  "025-transaction-rollups": m025,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -21,6 +21,8 @@ export interface Database {
   log_items: LogItemTable;
   log_volume: LogVolumeTable;
   log_search: LogSearchTable;
+  transaction_rollups: TransactionRollupTable;
+  transaction_op_rollups: TransactionOpRollupTable;
   release_sessions: ReleaseSessionTable;
   release_session_members: ReleaseSessionMemberTable;
   monitors: MonitorTable;
@@ -260,6 +262,43 @@ export interface LogVolumeTable {
   minute: number;
   severity: string;
   count: number;
+}
+
+/**
+ * Transactions (segment spans) per project, name, environment and release ('' for none) and
+ * minute or hour (`span_ms`, `start` its first ms), kept by the store stage (migration 025).
+ */
+export interface TransactionRollupTable {
+  project_id: number;
+  /** 60,000 (minute) or 3,600,000 (hour). */
+  span_ms: number;
+  start: number;
+  name: string;
+  environment: string;
+  release: string;
+  count: number;
+  /** Status set and not ok (src/performance/stats.ts). */
+  failures: number;
+  duration_sum: number;
+  duration_min: number;
+  duration_max: number;
+  /** The durations' buckets (src/performance/duration-sketch.ts). */
+  sketch: Buffer;
+}
+
+/** Child spans of transactions by op, per minute or hour (migration 025). */
+export interface TransactionOpRollupTable {
+  project_id: number;
+  span_ms: number;
+  start: number;
+  /** The transaction's name (the spans' segment_name). */
+  name: string;
+  environment: string;
+  release: string;
+  /** The span's op, `default` when it has none. */
+  op: string;
+  count: number;
+  duration_sum: number;
 }
 
 /** Session counts per project, release, environment ('' for none) and hour of start. */

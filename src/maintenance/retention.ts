@@ -20,6 +20,8 @@ export interface RetentionTable {
   projectColumn?: string;
   /** A path relative to the data directory, deleted once its row is. */
   fileColumn?: string;
+  /** SQLite: the key of a table WITHOUT ROWID, which names its rows instead of the rowid. */
+  keyColumns?: string[];
 }
 
 /**
@@ -37,6 +39,17 @@ export const RETENTION_TABLES: RetentionTable[] = [
   { table: "log_items", timeColumn: "received_at" },
   // The explorer's histogram counts (migration 018), by the logs' own minute.
   { table: "log_volume", timeColumn: "minute" },
+  // The performance pages' rollups (migration 025), by their minute or hour.
+  {
+    table: "transaction_rollups",
+    timeColumn: "start",
+    keyColumns: ["project_id", "span_ms", "start", "name", "environment", "release"],
+  },
+  {
+    table: "transaction_op_rollups",
+    timeColumn: "start",
+    keyColumns: ["project_id", "name", "span_ms", "start", "environment", "release", "op"],
+  },
   { table: "check_ins", timeColumn: "received_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
@@ -119,7 +132,13 @@ class Job {
     const where = sql`${sql.ref(t.projectColumn ?? "project_id")} = ${projectId} and ${sql.ref(t.timeColumn)} < ${cutoff}`;
     const returning = t.fileColumn ? sql`returning ${sql.ref(t.fileColumn)} as file` : sql``;
     for (;;) {
-      const rows = await this.deleteBatch<{ file?: unknown }>(t.table, where, returning);
+      const rows = await this.deleteBatch<{ file?: unknown }>(
+        t.table,
+        where,
+        returning,
+        this.batchSize,
+        t.keyColumns,
+      );
       if (t.fileColumn)
         await this.removeFiles(
           t,
@@ -168,21 +187,24 @@ class Job {
   }
 
   /**
-   * One statement: at most `limit` rows matching `where`, identified by SQLite's rowid or
-   * PostgreSQL's ctid (so any table works, whatever its key). Returns the deleted rows
-   * (their `returning` columns, else empty objects).
+   * One statement: at most `limit` rows matching `where`, identified by SQLite's rowid (or
+   * `keyColumns` of a table without one) or PostgreSQL's ctid (so any table works).
+   * Returns the deleted rows (their `returning` columns, else empty objects).
    */
   private async deleteBatch<T>(
     table: string,
     where: RawBuilder<unknown>,
     returning: RawBuilder<unknown> = sql``,
     limit = this.batchSize,
+    keyColumns?: string[],
   ): Promise<T[]> {
     const t = sql.table(table);
+    const columns = keyColumns ? sql.join(keyColumns.map((c) => sql.ref(c))) : sql.raw("rowid");
+    const key = keyColumns ? sql`(${columns})` : columns;
     const query =
       this.db.dialect === "postgres"
         ? sql<T>`delete from ${t} where ctid = any(array(select ctid from ${t} where ${where} limit ${limit} for update skip locked)) ${returning}`
-        : sql<T>`delete from ${t} where rowid in (select rowid from ${t} where ${where} limit ${limit}) ${returning}`;
+        : sql<T>`delete from ${t} where ${key} in (select ${columns} from ${t} where ${where} limit ${limit}) ${returning}`;
     const result = await query.execute(this.db.kysely);
     const count = result.rows.length > 0 ? result.rows.length : Number(result.numAffectedRows ?? 0);
     if (count > 0) {

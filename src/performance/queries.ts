@@ -1,75 +1,16 @@
 import type { Db } from "../db/connection";
 import { bucketStarts, type PageFilters } from "../ui/page-filters";
+import { scanTransactions, TransactionAggregate } from "./rollup-reads";
 import type { PerformanceListParams, PerformanceSort } from "./schemas";
-import { type DurationStats, durationStats, isFailure, percentile } from "./stats";
+import type { DurationStats } from "./stats";
 
 /**
  * Reads of the performance pages: transactions are segment spans, grouped by name and
- * project over the selected time range. Percentiles need every duration, so the rows of the
- * range are read once (bounded by MAX_ROWS) and everything is counted from them in one pass:
- * the table, the charts and the REST answer agree because they are the same computation.
+ * project over the selected time range. They are read from the rollups the store stage
+ * keeps (rollup-reads.ts): counts and failures exactly, percentiles from mergeable sketches
+ * within 1 % of the exact value. The table, the charts and the REST answer agree because
+ * they are the same computation over the same rows.
  */
-export const MAX_ROWS = 200_000;
-
-export interface SegmentRow {
-  project_id: number;
-  name: string;
-  duration: number;
-  status: string | null;
-  start_timestamp: number;
-}
-
-interface SegmentQuery {
-  filters: PageFilters;
-  release?: string | null;
-  /** Exactly this transaction (name) in exactly this project. */
-  transaction?: { projectId: number; name: string };
-}
-
-function segmentBase(db: Db, q: SegmentQuery) {
-  const { filters } = q;
-  let query = db.kysely
-    .selectFrom("spans")
-    .where("is_segment", "=", 1)
-    .where("start_timestamp", ">=", filters.fromMs)
-    .where("start_timestamp", "<", filters.toMs)
-    .where("project_id", "in", q.transaction ? [q.transaction.projectId] : filters.projectIds);
-  if (filters.environment) query = query.where("environment", "=", filters.environment);
-  if (q.release) query = query.where("release", "=", q.release);
-  if (q.transaction) {
-    const name = q.transaction.name;
-    query = query.where((eb) =>
-      eb.or([
-        eb("segment_name", "=", name),
-        eb.and([eb("segment_name", "is", null), eb("name", "=", name)]),
-      ]),
-    );
-  }
-  return query;
-}
-
-export async function segmentRows(
-  db: Db,
-  q: SegmentQuery,
-): Promise<{ rows: SegmentRow[]; truncated: boolean }> {
-  if (q.filters.projectIds.length === 0) return { rows: [], truncated: false };
-  const raw = await segmentBase(db, q)
-    .select(["project_id", "segment_name", "name", "duration", "status", "start_timestamp"])
-    .orderBy("start_timestamp", "desc")
-    .limit(MAX_ROWS)
-    .execute();
-  return {
-    rows: raw.map((r) => ({
-      project_id: r.project_id,
-      name: r.segment_name ?? r.name,
-      duration: Number(r.duration),
-      status: r.status,
-      start_timestamp: Number(r.start_timestamp),
-    })),
-    truncated: raw.length >= MAX_ROWS,
-  };
-}
-
 export interface TransactionSummaryRow extends DurationStats {
   name: string;
   project_id: number;
@@ -93,42 +34,44 @@ export async function performanceOverview(
   params: PerformanceListParams,
   projectSlugs: Map<number, string>,
 ): Promise<PerformanceOverview> {
-  const { rows: all, truncated } = await segmentRows(db, { filters, release: params.release });
   const needle = params.query.toLowerCase();
-  const rows = needle ? all.filter((r) => r.name.toLowerCase().includes(needle)) : all;
   const minutes = Math.max((filters.toMs - filters.fromMs) / 60_000, 1 / 60);
-
-  const groups = new Map<string, { name: string; project_id: number; d: number[]; f: number }>();
-  for (const r of rows) {
-    const key = `${r.project_id}\u0000${r.name}`;
+  const timestamps = bucketStarts(filters);
+  const first = timestamps[0] ?? filters.fromMs;
+  const buckets = timestamps.map(() => new TransactionAggregate());
+  const groups = new Map<string, { name: string; project_id: number; agg: TransactionAggregate }>();
+  const { truncated } = await scanTransactions(db, { filters, release: params.release }, (p) => {
+    if (needle && !p.name.toLowerCase().includes(needle)) return;
+    const key = `${p.project_id}\u0000${p.name}`;
     let g = groups.get(key);
     if (!g) {
-      g = { name: r.name, project_id: r.project_id, d: [], f: 0 };
+      g = { name: p.name, project_id: p.project_id, agg: new TransactionAggregate() };
       groups.set(key, g);
     }
-    g.d.push(r.duration);
-    if (isFailure(r.status)) g.f += 1;
-  }
-  const transactions = [...groups.values()].map((g) => ({
-    name: g.name,
-    project_id: g.project_id,
-    project: projectSlugs.get(g.project_id) ?? String(g.project_id),
-    tpm: g.d.length / minutes,
-    ...durationStats(g.d, g.f),
-  }));
+    g.agg.add(p);
+    buckets[Math.floor((p.start - first) / filters.bucketMs)]?.add(p);
+  });
+  const totals = new TransactionAggregate();
+  const transactions = [...groups.values()].map((g) => {
+    totals.merge(g.agg);
+    return {
+      name: g.name,
+      project_id: g.project_id,
+      project: projectSlugs.get(g.project_id) ?? String(g.project_id),
+      tpm: g.agg.count / minutes,
+      ...g.agg.stats(),
+    };
+  });
   sortTransactions(transactions, params.sort, params.dir);
-
-  const totalFailures = rows.reduce((n, r) => n + (isFailure(r.status) ? 1 : 0), 0);
+  const perMinute = filters.bucketMs / 60_000;
   return {
     transactions,
-    totals: {
-      ...durationStats(
-        rows.map((r) => r.duration),
-        totalFailures,
-      ),
-      tpm: rows.length / minutes,
+    totals: { ...totals.stats(), tpm: totals.count / minutes },
+    series: {
+      timestamps,
+      throughput: buckets.map((b) => b.count / perMinute),
+      p95: buckets.map((b) => b.sketch.quantiles([0.95])[0] ?? null),
     },
-    series: overTime(rows, filters),
     truncated,
   };
 }
@@ -149,33 +92,4 @@ function sortTransactions(
     if (y === null) return -1;
     return sign * (x - y) || a.name.localeCompare(b.name);
   });
-}
-
-/** Per bucket of the selection: throughput per minute and p95. */
-export function overTime(
-  rows: SegmentRow[],
-  filters: PageFilters,
-): { timestamps: number[]; throughput: number[]; p95: (number | null)[] } {
-  const buckets = perBucket(rows, filters);
-  const perMinute = filters.bucketMs / 60_000;
-  return {
-    timestamps: buckets.timestamps,
-    throughput: buckets.durations.map((d) => d.length / perMinute),
-    p95: buckets.durations.map((d) => percentile(sortNum(d), 0.95)),
-  };
-}
-
-export function perBucket(rows: SegmentRow[], filters: PageFilters) {
-  const timestamps = bucketStarts(filters);
-  const first = timestamps[0] ?? filters.fromMs;
-  const durations: number[][] = timestamps.map(() => []);
-  for (const r of rows) {
-    const i = Math.floor((r.start_timestamp - first) / filters.bucketMs);
-    durations[i]?.push(r.duration);
-  }
-  return { timestamps, durations };
-}
-
-export function sortNum(values: number[]): number[] {
-  return Array.from(Float64Array.from(values).sort());
 }

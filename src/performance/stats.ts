@@ -1,8 +1,9 @@
 /**
  * The arithmetic of the performance pages, in one place so the pages, the REST API and the
  * tests' reference agree: percentiles interpolate linearly between the two nearest ranks
- * (PostgreSQL's percentile_cont), and a transaction failed when its status is set and is
- * anything but "ok" (an unset status is OpenTelemetry's default for success).
+ * (PostgreSQL's percentile_cont; the pages read them from sketches, duration-sketch.ts, and
+ * this exact form is the tests' reference), and a transaction failed when its status is set
+ * and is anything but "ok" (an unset status is OpenTelemetry's default for success).
  */
 export function percentile(sorted: number[], p: number): number | null {
   const n = sorted.length;
@@ -28,18 +29,4 @@ export interface DurationStats {
   failures: number;
   /** 0–1. */
   failure_rate: number;
-}
-
-export function durationStats(durations: number[], failures: number): DurationStats {
-  const sorted = Float64Array.from(durations).sort();
-  const arr = Array.from(sorted);
-  return {
-    count: arr.length,
-    p50: percentile(arr, 0.5),
-    p75: percentile(arr, 0.75),
-    p95: percentile(arr, 0.95),
-    p99: percentile(arr, 0.99),
-    failures,
-    failure_rate: arr.length === 0 ? 0 : failures / arr.length,
-  };
 }

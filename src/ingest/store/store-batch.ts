@@ -13,6 +13,7 @@ import { countIssueTags } from "./issue-tags";
 import { storeLogs } from "./logs";
 import { storeProtocolItems } from "./protocol-items";
 import { storeSpans } from "./spans";
+import { storeTransactionRollups } from "./transaction-rollups";
 
 /**
  * The store stage: one batch of processed events into the database, inside the caller's
@@ -84,7 +85,7 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
     await decideAlerts(trx, alertIssues(events, groups, reopened));
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
-  await storeSpans(batch.spans, trx);
+  await storeTransactionRollups(await storeSpans(batch.spans, trx), trx);
   await storeLogs(batch.logs, trx);
   await storeProtocolItems(batch.items, trx);
   await batch.outcomes.write(trx);
