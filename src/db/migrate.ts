@@ -21,6 +21,7 @@ import * as m018 from "./migrations/018-crons-logs";
 import * as m019 from "./migrations/019-feedback-status";
 import * as m020 from "./migrations/020-alert-delivery";
 import * as m022 from "./migrations/022-alert-user-minutes";
+import * as m024 from "./migrations/024-trace-summaries";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "019-feedback-status": m019,
   "020-alert-delivery": m020,
   "022-alert-user-minutes": m022,
+  "024-trace-summaries": m024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
