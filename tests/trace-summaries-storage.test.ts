@@ -6,6 +6,9 @@ import { fillTraceSummaries } from "../src/db/migrations/024-trace-summaries";
 import type { StorableSpan } from "../src/ingest/process/spans";
 import { storeSpans } from "../src/ingest/store/spans";
 import { runRetention } from "../src/maintenance/retention";
+import { insertProjectWithKey } from "../src/projects/insert-project";
+import { listTraces, parseTraceSearch, searchTraces } from "../src/traces/list";
+import { parsePageFilters } from "../src/ui/page-filters";
 import { type TestDatabase, testDialects } from "./helpers/databases";
 
 /**
@@ -131,6 +134,89 @@ describe.each(dialects)("trace summaries on $name", ({ create }) => {
         root_start: r.root_rank === 2 ? 0 : r.root_start,
       }));
     expect(shape(filled)).toEqual(shape(kept));
+  });
+
+  it("lists the newest traces over two projects, one trace spanning both, and searches them", async () => {
+    const org = await db.kysely
+      .selectFrom("projects")
+      .select("organization_id")
+      .where("id", "=", projectId)
+      .executeTakeFirstOrThrow();
+    const other = await insertProjectWithKey(db.kysely, {
+      organizationId: Number(org.organization_id),
+      slug: "api",
+      name: "API",
+      platform: null,
+    });
+    const shared = hex(32);
+    const front = hex(16);
+    await store([
+      span({
+        trace_id: shared,
+        span_id: front,
+        parent_span_id: null,
+        is_segment: 1,
+        name: "pageload /",
+        segment_name: "pageload /",
+        op: "pageload",
+        start_timestamp: now - 3000,
+        end_timestamp: now - 2000,
+      }),
+      span({
+        projectId: other.id,
+        trace_id: shared,
+        parent_span_id: front,
+        is_segment: 1,
+        name: "GET /api",
+        segment_name: "GET /api",
+        op: "http.server",
+        start_timestamp: now - 2900,
+        end_timestamp: now - 1500,
+      }),
+      span({
+        projectId: other.id,
+        trace_id: shared,
+        parent_span_id: front,
+        op: "db.query",
+        description: "SELECT zebra",
+        start_timestamp: now - 2800,
+        end_timestamp: now - 2700,
+      }),
+      span({
+        projectId: other.id,
+        trace_id: hex(32),
+        parent_span_id: null,
+        is_segment: 1,
+        name: "GET /health",
+        segment_name: "GET /health",
+        op: "http.server",
+        start_timestamp: now - 2500,
+        end_timestamp: now - 2400,
+      }),
+    ]);
+    const filters = parsePageFilters({ range: "1h" }, [
+      { id: projectId, slug: "default" },
+      { id: other.id, slug: "api" },
+    ]).filters;
+    const all = await listTraces(db, filters, parseTraceSearch(""));
+    // Newest start first: the health check, the shared trace, then the first test's two.
+    expect(all.map((t) => t.root?.name ?? null).slice(0, 2)).toEqual(["GET /health", "pageload /"]);
+    expect(all).toHaveLength(4);
+    expect(all[1]).toMatchObject({ trace_id: shared, spans: 3, duration: 1500, errors: 0 });
+    expect(all[1]?.root).toMatchObject({ op: "pageload", project_id: projectId });
+    // Only the API project: the shared trace counts its spans there, rooted at its transaction.
+    const api = await listTraces(
+      db,
+      parsePageFilters({ range: "1h", project: "api" }, [{ id: other.id, slug: "api" }]).filters,
+      parseTraceSearch(""),
+    );
+    expect(api.find((t) => t.trace_id === shared)).toMatchObject({
+      spans: 2,
+      root: { name: "GET /api", op: "http.server", project_id: other.id },
+    });
+    const found = await searchTraces(db, filters, parseTraceSearch("zebra op:db.query"));
+    expect(found).toMatchObject({ searchedFrom: null });
+    expect(found.traces.map((t) => t.trace_id)).toEqual([shared]);
   });
 
   it("is pruned by retention with the last of its spans", async () => {
