@@ -126,8 +126,11 @@ function distinctFirst(traceIds: string[]): string[] {
   return out;
 }
 
-/** Time a search may scan spans for; the page's whole answer must stay well under 400 ms. */
-export const SEARCH_BUDGET_MS = 200;
+/**
+ * Time a search may scan spans for: the page's answer must stay near 150 ms (p50) when a
+ * search matches nothing. About 1M spans at 2M spans in 7 days on 2 busy cores.
+ */
+export const SEARCH_BUDGET_MS = 120;
 /** The first slice's width; later ones are sized by how fast the last one was read. */
 const FIRST_SLICE_MS = 15 * 60_000;
 const SLICE_TARGET_MS = 40;
@@ -172,18 +175,23 @@ async function matchingTraces(
 }
 
 function matchingSpans(db: Db, filters: PageFilters, search: TraceSearch) {
+  // `+project_id` keeps the planner on the start-time index: SQLite otherwise reads every span
+  // of the project by (project_id, received_at) and sorts them (1.9 s for a slice of 2M).
   let q = db.kysely
     .selectFrom("spans")
     .select(["trace_id", "start_timestamp"])
-    .where("project_id", "in", filters.projectIds);
+    .where(sql<number>`+project_id`, "in", filters.projectIds);
   if (filters.environment) q = q.where("environment", "=", filters.environment);
   if (search.op) q = q.where("op", "=", search.op);
   if (search.text) {
     const like = `%${search.text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // Either text may hold the words (a span's name is its description when it has none).
+    // SQLite's LIKE ignores ASCII case, as its lower() does; PostgreSQL's ILIKE any case.
+    const op = db.dialect === "postgres" ? "ilike" : "like";
     q = q.where((eb) =>
       eb.or([
-        eb(sql`lower(coalesce(description, name))`, "like", sql`${like} escape '\\'`),
-        eb(sql`lower(name)`, "like", sql`${like} escape '\\'`),
+        eb("description", op, sql<string>`${like} escape '\\'`),
+        eb("name", op, sql<string>`${like} escape '\\'`),
       ]),
     );
   }
