@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/connection";
 import { findOrgProjects } from "../projects/org-projects";
-import { MAX_TRACE_SPANS, traceErrors } from "./queries";
+import { byTraceProjectId, MAX_TRACE_SPANS, traceErrors } from "./queries";
 import { buildWaterfall, LIST_TEXT, type Waterfall, type WaterfallSpan } from "./waterfall";
 
 /** Everything the trace page shows: the waterfall, the errors, the log lines. */
@@ -82,7 +82,7 @@ async function waterfallSpans(
         .as("name"),
     ])
     .where("trace_id", "=", traceId)
-    .where("project_id", "in", projectIds)
+    .where(byTraceProjectId, "in", projectIds)
     .limit(MAX_TRACE_SPANS)
     .execute();
   return rows;
@@ -94,7 +94,7 @@ async function traceLogs(db: Db, projectIds: number[], traceId: string) {
     .selectFrom("log_items")
     .select(["id", "timestamp", "severity", "body", "span_id", "project_id"])
     .where("trace_id", "=", traceId)
-    .where("project_id", "in", projectIds)
+    .where(byTraceProjectId, "in", projectIds)
     .orderBy("timestamp")
     .orderBy("id")
     .limit(MAX_TRACE_LOGS)
@@ -135,7 +135,7 @@ export async function loadSpanDetail(
     .where("trace_id", "=", traceId)
     .where("span_id", "=", spanId)
     .where(
-      "project_id",
+      byTraceProjectId,
       "in",
       org.projects.map((p) => p.id),
     )

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/connection";
 import type { PageFilters } from "../ui/page-filters";
+import { byTraceProjectId } from "./queries";
 
 /**
  * The recent traces of a selection, optionally only those with a span matching a search:
@@ -221,13 +222,13 @@ async function summaries(db: Db, filters: PageFilters, ids: string[]): Promise<T
       .selectFrom("trace_summaries")
       .selectAll()
       .where("trace_id", "in", ids)
-      .where("project_id", "in", filters.projectIds)
+      .where(byTraceProjectId, "in", filters.projectIds)
       .execute(),
     db.kysely
       .selectFrom("events")
       .select(["trace_id", (eb) => eb.fn.countAll<number | string>().as("n")])
       .where("trace_id", "in", ids)
-      .where("project_id", "in", filters.projectIds)
+      .where(byTraceProjectId, "in", filters.projectIds)
       .groupBy("trace_id")
       .execute(),
   ]);
