@@ -26,16 +26,13 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("received_at", "bigint", (c) => c.notNull())
     .addPrimaryKeyConstraint("trace_summaries_pk", ["trace_id", "project_id", "environment"])
     .execute();
-  // The list: a project's newest traces of a range. Retention: a project's rows by arrival.
+  // The list: a project's newest traces of a range. Retention finds a project's old rows by
+  // this index too (old rows start early); an index on received_at, moved by every upsert,
+  // cost ~4 % of the OTLP bench's processing.
   await db.schema
     .createIndex("trace_summaries_project_start")
     .on("trace_summaries")
     .columns(["project_id", "start_timestamp"])
-    .execute();
-  await db.schema
-    .createIndex("trace_summaries_project_received")
-    .on("trace_summaries")
-    .columns(["project_id", "received_at"])
     .execute();
 
   await fillTraceSummaries(db);
