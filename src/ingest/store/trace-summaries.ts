@@ -107,3 +107,48 @@ export async function storeTraceSummaries(
   for (let i = 0; i < rows.length; i += CHUNK)
     await upsertSummaryRows.execute(trx, rows.slice(i, i + CHUNK));
 }
+
+/**
+ * The summaries of these traces read again from their stored spans (after an insert that
+ * skipped spans stored before). On PostgreSQL a worker storing other spans of the same trace
+ * at the same moment may have its own increment overwritten; the next recount corrects it.
+ */
+export async function recountTraceSummaries(
+  traceIds: string[],
+  trx: Transaction<Database>,
+): Promise<void> {
+  for (let i = 0; i < traceIds.length; i += CHUNK) {
+    const ids = traceIds.slice(i, i + CHUNK).sort();
+    await trx.deleteFrom("trace_summaries").where("trace_id", "in", ids).execute();
+    await sql`
+      insert into trace_summaries (trace_id, project_id, environment, start_timestamp,
+        end_timestamp, span_count, root_rank, root_start, root_name, root_op, received_at)
+      select g.trace_id, g.project_id, g.environment, g.start_timestamp, g.end_timestamp,
+        g.span_count, coalesce(r.root_rank, 2), coalesce(r.root_start, 0), r.root_name,
+        r.root_op, g.received_at
+      from (
+        select trace_id, project_id, coalesce(environment, '') as environment,
+          min(start_timestamp) as start_timestamp, max(end_timestamp) as end_timestamp,
+          count(*) as span_count, max(received_at) as received_at
+        from spans where trace_id in (${sql.join(ids)})
+        group by trace_id, project_id, coalesce(environment, '')
+      ) g
+      left join (
+        select trace_id, project_id, environment, root_rank, root_start, root_name, root_op
+        from (
+          select trace_id, project_id, coalesce(environment, '') as environment,
+            case when parent_span_id is null then 0 else 1 end as root_rank,
+            start_timestamp as root_start, coalesce(segment_name, name) as root_name,
+            op as root_op,
+            row_number() over (
+              partition by trace_id, project_id, coalesce(environment, '')
+              order by case when parent_span_id is null then 0 else 1 end, start_timestamp
+            ) as n
+          from spans
+          where trace_id in (${sql.join(ids)}) and (parent_span_id is null or is_segment = 1)
+        ) ranked where n = 1
+      ) r on r.trace_id = g.trace_id and r.project_id = g.project_id
+        and r.environment = g.environment
+    `.execute(trx);
+  }
+}
