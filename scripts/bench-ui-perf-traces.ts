@@ -1,35 +1,36 @@
 /**
  * `npm run bench:ui:perf-traces`: the performance and trace pages on a database of generated
- * spans (BENCH_TRACES traces of BENCH_SPANS spans over the last BENCH_DAYS days, 20
- * transaction names, two environments, a release every 3 days, plus one trace of 10,000
- * spans), signed in, sequential requests after a warm-up: server time p50 and p95, and the
- * gzipped JavaScript each page makes Chromium load on first visit. The spans are written
- * straight into the tables, with the transaction rollups the store stage would add
- * (storeTransactionRollups, in the same transaction).
+ * spans (BENCH_TRACES traces of BENCH_SPANS_PER_TRACE spans over the last 7 days, 20
+ * transaction names, plus one trace of 10,000 spans; by default 2M spans in 100k traces),
+ * written through the store stage (spans, trace summaries, transaction rollups) in the order
+ * they started,
+ * signed in, sequential requests after a warm-up: server time p50 and p95, and the gzipped
+ * JavaScript each page makes Chromium load on first visit.
  *
- * Env: DATABASE_URL (default: SQLite in a fresh directory), BENCH_TRACES (default 20000),
- * BENCH_SPANS (per trace, default 10), BENCH_DAYS (default 7), BENCH_REQUESTS (default 20),
- * BENCH_PAGES (only the pages whose name starts with one of these, comma-separated),
- * BENCH_JS=0 (skip Chromium). Say the load average (`uptime`) beside the figures.
+ * Env: DATABASE_URL (default: SQLite in a fresh directory; a PostgreSQL database must be
+ * empty), BENCH_TRACES (default 100000), BENCH_SPANS_PER_TRACE (default 20), BENCH_REQUESTS
+ * (default 20), BENCH_PAGES (name prefixes, e.g. "trace"). Say the load average (`uptime`)
+ * beside the figures.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
-import type { Insertable } from "kysely";
 import { openDb } from "../src/db/connection";
-import type { SpanTable } from "../src/db/schema";
+import type { StorableSpan } from "../src/ingest/process/spans";
+import { storeSpans } from "../src/ingest/store/spans";
 import { storeTransactionRollups } from "../src/ingest/store/transaction-rollups";
 import { launchBrowser } from "../tests/helpers/browser";
 import { startServer } from "../tests/helpers/server";
 import { DEMO_OWNER, requireNextBuild, setUpOwner, signedIn } from "./demo-site";
 
-const TRACES = Number(process.env.BENCH_TRACES ?? 20_000);
-const SPANS = Math.max(2, Number(process.env.BENCH_SPANS ?? 10));
-const DAYS = Number(process.env.BENCH_DAYS ?? 7);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20);
+const TRACES = Number(process.env.BENCH_TRACES ?? 100_000);
+const SPANS_PER_TRACE = Number(process.env.BENCH_SPANS_PER_TRACE ?? 20);
+const RANGE_DAYS = 7;
+/** Only the pages whose name starts with one of these (comma-separated), e.g. "trace". */
 const PAGES = (process.env.BENCH_PAGES ?? "").split(",").filter(Boolean);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20);
 const WARMUP = 3;
 const DAY = 86_400_000;
 const hex = (n: number) => crypto.randomBytes(n / 2).toString("hex");
@@ -38,7 +39,12 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
 
-async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace: string }> {
+/** Spans as the store stage gets them: the bench writes through it (trace summaries too). */
+type Span = StorableSpan;
+
+async function seed(
+  databaseUrl: string,
+): Promise<{ bigTrace: string; smallTrace: string; rareOrder: number }> {
   const db = openDb(databaseUrl, { poolSize: 1 });
   try {
     const project = await db.kysely
@@ -48,18 +54,22 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
       .executeTakeFirstOrThrow();
     const now = Date.now();
     const ops = ["db.query", "http.client", "cache.get", "function", "template.render"];
-    let batch: Insertable<SpanTable>[] = [];
+    const queries = [
+      "SELECT * FROM orders WHERE id = ?",
+      "SELECT * FROM items WHERE order_id = ?",
+      "UPDATE carts SET total = ? WHERE id = ?",
+      "GET https://payments.example.com/v1/charges",
+      "cache:user:session",
+    ];
+    let batch: Span[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
-      await db.kysely.transaction().execute(async (trx) => {
-        await trx.insertInto("spans").values(rows).execute();
-        await storeTransactionRollups(rows, trx);
-      });
+      await db.kysely
+        .transaction()
+        .execute(async (trx) => storeTransactionRollups(await storeSpans(rows, trx), trx));
     };
-    let release = "bench@1";
-    let environment = "production";
     const span = (
       trace: string,
       id: string,
@@ -70,8 +80,10 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
       s: number,
       d: number,
       status: string,
-    ) => ({
-      project_id: project.id,
+      data: Record<string, unknown>,
+    ): Span => ({
+      projectId: project.id,
+      receivedAt: Math.round(s),
       trace_id: trace,
       span_id: id,
       parent_span_id: parent,
@@ -81,26 +93,28 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
       name,
       segment_name: name.startsWith("tx ") ? name : null,
       op,
-      description: seg ? null : `${op} ${id.slice(0, 6)}`,
+      description: seg ? null : `${name === "child" ? op : name} ${id.slice(0, 6)}`,
       status,
       start_timestamp: s,
       end_timestamp: s + d,
-      duration: d,
-      release,
-      environment,
-      data: JSON.stringify({ "user.tier": Math.random() < 0.5 ? "gold" : "free" }),
-      received_at: Math.round(s),
+      release: "bench@1",
+      environment: "production",
+      data: JSON.stringify(data),
     });
     let smallTrace = "";
+    let rareOrder = 0;
+    // Spans are stored in the order they arrive, which is about the order they started.
+    const starts = Array.from(
+      { length: TRACES },
+      () => now - Math.random() * RANGE_DAYS * DAY,
+    ).sort((a, b) => a - b);
     for (let t = 0; t < TRACES; t++) {
       const trace = hex(32);
       smallTrace = trace;
       const root = hex(16);
       const name = `tx GET /route/${t % 20}`;
-      const start = now - Math.random() * DAYS * DAY;
-      // A new release every 3 days; a fifth of the traffic in staging.
-      release = `bench@${Math.floor((now - start) / (3 * DAY))}`;
-      environment = Math.random() < 0.2 ? "staging" : "production";
+      const start = starts[t] as number;
+      if (start > now - 6 * 3_600_000 && rareOrder === 0) rareOrder = t;
       const d = 5 + Math.random() ** 3 * 2000;
       batch.push(
         span(
@@ -113,34 +127,43 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
           start,
           d,
           Math.random() < 0.05 ? "internal_error" : "ok",
+          {
+            "user.tier": Math.random() < 0.5 ? "gold" : "free",
+            "order.id": t,
+            "http.method": "GET",
+          },
         ),
       );
-      for (let c = 0; c < SPANS - 1; c++) {
+      const mids: string[] = [];
+      for (let c = 0; c < SPANS_PER_TRACE - 1; c++) {
+        const id = hex(16);
+        const mid = c < 4;
+        if (mid) mids.push(id);
+        const op = ops[c % ops.length] as string;
         const row = span(
           trace,
-          hex(16),
-          root,
+          id,
+          mid ? root : (mids[c % mids.length] as string),
           false,
-          "child",
-          ops[c % ops.length] as string,
+          mid ? "child" : (queries[c % queries.length] as string),
+          op,
           start + c,
           d / 10,
           "ok",
+          { "user.tier": Math.random() < 0.5 ? "gold" : "free", "thread.id": c },
         );
         row.segment_name = name;
         batch.push(row);
       }
-      if (batch.length >= 1000) await flush();
+      if (batch.length >= 2000) await flush();
     }
-    release = "bench@1";
-    environment = "production";
     const bigTrace = hex(32);
     const root = hex(16);
     const t0 = now - 3_600_000;
-    batch.push(span(bigTrace, root, null, true, "tx GET /big", "http.server", t0, 5000, "ok"));
+    batch.push(span(bigTrace, root, null, true, "tx GET /big", "http.server", t0, 5000, "ok", {}));
     for (let a = 0; a < 99; a++) {
       const mid = hex(16);
-      batch.push(span(bigTrace, mid, root, false, "child", "function", t0 + a * 40, 40, "ok"));
+      batch.push(span(bigTrace, mid, root, false, "child", "function", t0 + a * 40, 40, "ok", {}));
       for (let b = 0; b < 100; b++)
         batch.push(
           span(
@@ -153,12 +176,15 @@ async function seed(databaseUrl: string): Promise<{ bigTrace: string; smallTrace
             t0 + a * 40 + b * 0.3,
             0.3,
             "ok",
+            {
+              "db.system": "postgresql",
+            },
           ),
         );
-      if (batch.length >= 1000) await flush();
+      if (batch.length >= 2000) await flush();
     }
     await flush();
-    return { bigTrace, smallTrace };
+    return { bigTrace, smallTrace, rareOrder };
   } finally {
     await db.close();
   }
@@ -172,40 +198,52 @@ async function main() {
   try {
     await setUpOwner(server.url);
     const seeded = Date.now();
-    const { bigTrace, smallTrace } = await seed(databaseUrl);
+    const { bigTrace, smallTrace, rareOrder } = await seed(databaseUrl);
     console.log(
-      `seeded ${TRACES * SPANS + 10_000} spans in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
+      `seeded ${TRACES * SPANS_PER_TRACE + 10_000} spans in ${((Date.now() - seeded) / 1000).toFixed(1)} s`,
     );
     const client = await signedIn(server.url, DEMO_OWNER.email, DEMO_OWNER.password);
     const org = `/${DEMO_OWNER.orgSlug}`;
-    const summary = `${org}/performance/summary?project=default&transaction=${encodeURIComponent("tx GET /route/3")}`;
-    const allPages = [
+    const pages = [
       { name: "performance, 24h", path: `${org}/performance` },
       { name: "performance, 7d", path: `${org}/performance?range=7d` },
-      { name: "performance, 30d", path: `${org}/performance?range=30d` },
-      { name: "summary, 24h", path: summary },
-      { name: "summary, 7d", path: `${summary}&range=7d` },
-      { name: "summary, 30d", path: `${summary}&range=30d` },
+      {
+        name: "summary, 7d",
+        path: `${org}/performance/summary?project=default&transaction=${encodeURIComponent("tx GET /route/3")}&range=7d`,
+      },
       { name: "traces, 24h", path: `${org}/traces` },
+      { name: "traces, 7d", path: `${org}/traces?range=7d` },
       {
         name: "traces, attribute search 7d",
         path: `${org}/traces?range=7d&query=${encodeURIComponent("user.tier:gold op:db.query")}`,
       },
       {
+        name: "traces, op search 24h",
+        path: `${org}/traces?query=${encodeURIComponent("op:cache.get")}`,
+      },
+      {
+        name: "traces, text search 24h",
+        path: `${org}/traces?query=${encodeURIComponent("FROM orders")}`,
+      },
+      {
+        name: "traces, one trace's attribute 24h",
+        path: `${org}/traces?query=${encodeURIComponent(`order.id:${rareOrder}`)}`,
+      },
+      {
+        name: "traces, text found nowhere 24h",
+        path: `${org}/traces?query=${encodeURIComponent("zebra")}`,
+      },
+      {
+        name: "traces, text found nowhere 7d",
+        path: `${org}/traces?range=7d&query=${encodeURIComponent("zebra")}`,
+      },
+      {
         name: "API performance, 24h",
         path: `/api/0/organizations/${DEMO_OWNER.orgSlug}/performance/`,
       },
-      {
-        name: "API performance, 30d",
-        path: `/api/0/organizations/${DEMO_OWNER.orgSlug}/performance/?range=30d`,
-      },
-      { name: "trace, 10 spans", path: `${org}/traces/${smallTrace}` },
+      { name: `trace, ${SPANS_PER_TRACE} spans`, path: `${org}/traces/${smallTrace}` },
       { name: "trace, 10,000 spans", path: `${org}/traces/${bigTrace}` },
-    ];
-    const pages =
-      PAGES.length === 0
-        ? allPages
-        : allPages.filter((p) => PAGES.some((n) => p.name.startsWith(n)));
+    ].filter((p) => PAGES.length === 0 || PAGES.some((prefix) => p.name.startsWith(prefix)));
     const rows: {
       name: string;
       path: string;
@@ -225,37 +263,35 @@ async function main() {
       }
       times.sort((a, b) => a - b);
       rows.push({ ...page, status, p50: pct(times, 0.5), p95: pct(times, 0.95) });
-      console.log(`${page.name}: ${status}, p50 ${pct(times, 0.5).toFixed(0)} ms`);
     }
-    const browser = process.env.BENCH_JS === "0" ? undefined : await launchBrowser();
-    if (browser)
-      try {
-        const context = await browser.newContext();
-        await context.addCookies(
-          [...client.cookies].map(([name, value]) => ({ name, value, url: server.url })),
-        );
-        for (const row of rows) {
-          if (row.path.startsWith("/api/")) continue;
-          const page = await context.newPage();
-          const scripts: Promise<number>[] = [];
-          page.on("response", (res) => {
-            if (res.request().resourceType() !== "script") return;
-            // uPlot is loaded after the page, on purpose; it is counted, being JavaScript too.
-            scripts.push(
-              res
-                .body()
-                .then((b) => zlib.gzipSync(b).length)
-                .catch(() => 0),
-            );
-          });
-          await page.goto(`${server.url}${row.path}`, { waitUntil: "load" });
-          await page.waitForTimeout(1500);
-          row.jsKb = (await Promise.all(scripts)).reduce((a, b) => a + b, 0) / 1024;
-          await page.close();
-        }
-      } finally {
-        await browser.close();
+    const browser = await launchBrowser();
+    try {
+      const context = await browser.newContext();
+      await context.addCookies(
+        [...client.cookies].map(([name, value]) => ({ name, value, url: server.url })),
+      );
+      for (const row of rows) {
+        if (row.path.startsWith("/api/")) continue;
+        const page = await context.newPage();
+        const scripts: Promise<number>[] = [];
+        page.on("response", (res) => {
+          if (res.request().resourceType() !== "script") return;
+          // uPlot is loaded after the page, on purpose; it is counted, being JavaScript too.
+          scripts.push(
+            res
+              .body()
+              .then((b) => zlib.gzipSync(b).length)
+              .catch(() => 0),
+          );
+        });
+        await page.goto(`${server.url}${row.path}`, { waitUntil: "load" });
+        await page.waitForTimeout(1500);
+        row.jsKb = (await Promise.all(scripts)).reduce((a, b) => a + b, 0) / 1024;
+        await page.close();
       }
+    } finally {
+      await browser.close();
+    }
     console.log(
       `\n${os
         .loadavg()
@@ -267,9 +303,6 @@ async function main() {
       console.log(
         `${r.name} | ${r.status} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.jsKb?.toFixed(0)}`,
       );
-  } catch (err) {
-    console.error(`server output (tail):\n${server.logs().slice(-4000)}`);
-    throw err;
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

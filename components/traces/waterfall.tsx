@@ -4,7 +4,7 @@ import { useCallback, useMemo, useRef, useState, useTransition } from "react";
 import { spanDetail } from "@/app/[org]/traces/[traceId]/actions";
 import { formatDuration } from "@/components/charts/types";
 import type { SpanDetail } from "@/src/traces/detail";
-import type { WaterfallRow } from "@/src/traces/waterfall";
+import { rowAt, splitIds, type WaterfallColumns } from "@/src/traces/waterfall";
 import { type ErrorMark, SpanDetailPanel } from "./span-detail-panel";
 
 const ROW = 24;
@@ -20,18 +20,22 @@ const OVERSCAN = 12;
 export function Waterfall({
   orgSlug,
   traceId,
-  rows,
+  columns,
+  count,
   total,
   errors,
   initialSelected,
 }: {
   orgSlug: string;
   traceId: string;
-  rows: WaterfallRow[];
+  /** The rows as columns (src/traces/waterfall.ts): a small payload for 10,000 spans. */
+  columns: WaterfallColumns;
+  count: number;
   total: number;
   errors: ErrorMark[];
   initialSelected: SpanDetail | null;
 }) {
+  const ids = useMemo(() => splitIds(columns), [columns]);
   const [collapsed, setCollapsed] = useState<Set<string>>(() => new Set());
   const [scrollTop, setScrollTop] = useState(0);
   const [selected, setSelected] = useState<SpanDetail | null>(initialSelected);
@@ -41,13 +45,13 @@ export function Waterfall({
 
   const visible = useMemo(() => {
     const out: number[] = [];
-    for (let i = 0; i < rows.length; i++) {
+    for (let i = 0; i < count; i++) {
       out.push(i);
-      const r = rows[i] as WaterfallRow;
-      if (r.n > 0 && collapsed.has(r.id)) i += r.n;
+      const n = columns.size[i] as number;
+      if (n > 0 && collapsed.has(ids[i] as string)) i += n;
     }
     return out;
-  }, [rows, collapsed]);
+  }, [columns, ids, count, collapsed]);
 
   const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN);
   const last = Math.min(visible.length, first + VIEW_ROWS + 2 * OVERSCAN);
@@ -78,7 +82,7 @@ export function Waterfall({
     <div className="grid gap-3 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="min-w-0 self-start rounded border border-line">
         <div className="flex border-b border-line text-xs text-muted" aria-hidden="true">
-          <div className="w-[45%] shrink-0 px-2 py-1">Span ({rows.length})</div>
+          <div className="w-[45%] shrink-0 px-2 py-1">Span ({count})</div>
           <div className="relative flex-1 py-1">
             {ticks.map((t) => (
               <span
@@ -106,7 +110,7 @@ export function Waterfall({
             style={{ height: visible.length * ROW, position: "relative" }}
           >
             {visible.slice(first, last).map((index, k) => {
-              const r = rows[index] as WaterfallRow;
+              const r = rowAt(columns, ids, index);
               const isCollapsed = collapsed.has(r.id);
               const failed = r.status !== null && r.status !== "ok" && r.status !== "unset";
               // The duration goes after the bar, before it when the bar ends far right, or

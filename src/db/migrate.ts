@@ -22,6 +22,7 @@ import * as m019 from "./migrations/019-feedback-status";
 import * as m020 from "./migrations/020-alert-delivery";
 import * as m022 from "./migrations/022-alert-user-minutes";
 import * as m023 from "./migrations/023-log-search";
+import * as m024 from "./migrations/024-trace-summaries";
 import * as m025 from "./migrations/025-transaction-rollups";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "020-alert-delivery": m020,
   "022-alert-user-minutes": m022,
   "023-log-search": m023,
+  "024-trace-summaries": m024,
   "025-transaction-rollups": m025,
 };
 

@@ -18,6 +18,7 @@ export interface Database {
   ingest_queue: IngestQueueTable;
   worker_state: WorkerStateTable;
   spans: SpanTable;
+  trace_summaries: TraceSummaryTable;
   log_items: LogItemTable;
   log_volume: LogVolumeTable;
   log_search: LogSearchTable;
@@ -225,6 +226,29 @@ export interface SpanTable {
   environment: string | null;
   /** JSON object of the span's data/attributes, bounded in size. */
   data: string | null;
+  received_at: number;
+}
+
+/**
+ * One trace's spans of one project and environment, summed up by the store stage (migration
+ * 024): what the trace list shows without reading the spans.
+ */
+export interface TraceSummaryTable {
+  trace_id: string;
+  project_id: number;
+  /** '' for spans without an environment. */
+  environment: string;
+  /** The earliest start and the latest end of the spans, ms with fractions. */
+  start_timestamp: number;
+  end_timestamp: number;
+  span_count: number;
+  /** 0: the root is a span without a parent; 1: a transaction with one; 2: none received. */
+  root_rank: number;
+  root_start: number;
+  /** The root's transaction name (or span name) and op. */
+  root_name: string | null;
+  root_op: string | null;
+  /** The newest span's arrival, for retention. */
   received_at: number;
 }
 

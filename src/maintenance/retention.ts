@@ -36,6 +36,9 @@ export const RETENTION_TABLES: RetentionTable[] = [
   // After the events: a block goes once its newest event is past the cutoff.
   { table: "event_blocks", timeColumn: "received_at" },
   { table: "spans", timeColumn: "received_at" },
+  // The trace list's per-trace summaries (migration 024), by their newest span's arrival:
+  // a row goes with the last of its spans.
+  { table: "trace_summaries", timeColumn: "received_at" },
   { table: "log_items", timeColumn: "received_at" },
   // The explorer's histogram counts (migration 018), by the logs' own minute.
   { table: "log_volume", timeColumn: "minute" },

@@ -1,7 +1,8 @@
+import { sql } from "kysely";
 import type { Db } from "../db/connection";
 import { findOrgProjects } from "../projects/org-projects";
-import { MAX_TRACE_SPANS, type TraceSpanRow, traceErrors } from "./queries";
-import { buildWaterfall, type Waterfall } from "./waterfall";
+import { byTraceProjectId, MAX_TRACE_SPANS, traceErrors } from "./queries";
+import { buildWaterfall, LIST_TEXT, type Waterfall, type WaterfallSpan } from "./waterfall";
 
 /** Everything the trace page shows: the waterfall, the errors, the log lines. */
 export const MAX_TRACE_LOGS = 500;
@@ -46,45 +47,45 @@ export async function loadTracePage(
   };
 }
 
-/** The spans of a trace without their attributes (the detail panel reads those per span). */
+/**
+ * The spans of a trace as the waterfall draws them: no attributes (the detail panel reads a
+ * span's when it is selected), the text cut where the list cuts it.
+ */
 async function waterfallSpans(
   db: Db,
   projectIds: number[],
   traceId: string,
-): Promise<TraceSpanRow[]> {
+): Promise<WaterfallSpan[]> {
   if (projectIds.length === 0) return [];
-  // Only what the waterfall draws: each of 10,000 rows costs in the driver and in memory.
+  // Each of 10,000 rows costs in the driver and in memory: only what the list draws.
+  const cut = LIST_TEXT + 1;
   const rows = await db.kysely
     .selectFrom("spans")
-    .select([
+    .select((eb) => [
       "project_id",
       "span_id",
       "parent_span_id",
       "is_segment",
-      "name",
       "op",
-      "description",
       "status",
       "start_timestamp",
       "end_timestamp",
       "duration",
+      sql<string | null>`substr(description, 1, ${cut})`.as("description"),
+      // The name only matters where there is no description.
+      eb
+        .case()
+        .when("description", "is", null)
+        .then(sql<string>`substr(name, 1, ${cut})`)
+        .else("")
+        .end()
+        .as("name"),
     ])
     .where("trace_id", "=", traceId)
-    .where("project_id", "in", projectIds)
+    .where(byTraceProjectId, "in", projectIds)
     .limit(MAX_TRACE_SPANS)
     .execute();
-  return rows.map((r) => ({
-    ...r,
-    segment_id: null,
-    event_id: null,
-    segment_name: null,
-    release: null,
-    environment: null,
-    start_timestamp: Number(r.start_timestamp),
-    end_timestamp: Number(r.end_timestamp),
-    duration: Number(r.duration),
-    data: null,
-  }));
+  return rows;
 }
 
 async function traceLogs(db: Db, projectIds: number[], traceId: string) {
@@ -93,7 +94,7 @@ async function traceLogs(db: Db, projectIds: number[], traceId: string) {
     .selectFrom("log_items")
     .select(["id", "timestamp", "severity", "body", "span_id", "project_id"])
     .where("trace_id", "=", traceId)
-    .where("project_id", "in", projectIds)
+    .where(byTraceProjectId, "in", projectIds)
     .orderBy("timestamp")
     .orderBy("id")
     .limit(MAX_TRACE_LOGS)
@@ -134,7 +135,7 @@ export async function loadSpanDetail(
     .where("trace_id", "=", traceId)
     .where("span_id", "=", spanId)
     .where(
-      "project_id",
+      byTraceProjectId,
       "in",
       org.projects.map((p) => p.id),
     )

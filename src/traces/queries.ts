@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../db/connection";
 import { loadEventBlocks } from "../events/blocks";
 import { decodeStoredEvent } from "../events/payload";
@@ -5,6 +6,14 @@ import { decodeStoredEvent } from "../events/payload";
 /** Reads of one trace: its spans and the errors linked to it (events.trace_id). */
 export const MAX_TRACE_SPANS = 10_000;
 export const MAX_TRACE_ERRORS = 200;
+
+/**
+ * The project filter of a read by trace id. SQLite keeps no statistics here (no ANALYZE), and
+ * given `project_id IN (…)` it may read every row of the project by (project_id, received_at)
+ * instead of the trace's rows by trace_id: 1.0 s instead of 0.08 s for a 10,000-span trace
+ * among 2M spans. The unary plus keeps the column off any index, on both databases.
+ */
+export const byTraceProjectId = sql<number>`+project_id`;
 
 export interface TraceSpanRow {
   project_id: number;
@@ -65,7 +74,7 @@ export async function traceSpans(
       "data",
     ])
     .where("trace_id", "=", traceId)
-    .where("project_id", "in", projectIds)
+    .where(byTraceProjectId, "in", projectIds)
     .orderBy("start_timestamp")
     .orderBy("id")
     .limit(MAX_TRACE_SPANS)
@@ -91,7 +100,7 @@ export async function traceErrors(
       "payload",
     ])
     .where("trace_id", "=", traceId)
-    .where("project_id", "in", projectIds)
+    .where(byTraceProjectId, "in", projectIds)
     .orderBy("timestamp")
     .orderBy("id")
     .limit(MAX_TRACE_ERRORS)

@@ -30,7 +30,15 @@ export class BulkStatement<Row extends object> {
   ) {}
 
   async execute<O = unknown>(trx: Transaction<Database>, rows: Row[]): Promise<O[]> {
-    if (rows.length === 0) return [];
+    return (await this.run<O>(trx, rows)).rows;
+  }
+
+  /** Runs it and also says how many rows it inserted or changed. */
+  async run<O = unknown>(
+    trx: Transaction<Database>,
+    rows: Row[],
+  ): Promise<{ rows: O[]; affected: number }> {
+    if (rows.length === 0) return { rows: [], affected: 0 };
     const parameters = this.parameters(rows);
     // One row's SQL names the dialect (its placeholders and quoting) for a few µs.
     const key = `${rows.length}\u0000${this.build(trx, rows.slice(0, 1)).compile().sql}`;
@@ -43,7 +51,7 @@ export class BulkStatement<Row extends object> {
     if (this.texts.size > this.capacity)
       this.texts.delete(this.texts.keys().next().value as string);
     const result = await trx.executeQuery<O>(CompiledQuery.raw(text, parameters));
-    return result.rows;
+    return { rows: result.rows, affected: Number(result.numAffectedRows ?? result.rows.length) };
   }
 
   private parameters(rows: Row[]): unknown[] {

@@ -7,6 +7,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { loadSpanDetail, loadTracePage } from "@/src/traces/detail";
+import { rowAt } from "@/src/traces/waterfall";
 import { OrgNav, page } from "../../org-nav";
 
 export const metadata: Metadata = { title: "Trace · Faultline" };
@@ -36,8 +37,9 @@ export default async function TracePage({
     typeof spanParam === "string" && /^[0-9a-f]{16}$/.test(spanParam) ? spanParam : null;
   const initial = spanId ? await loadSpanDetail(db, ctx.org.slug, traceId, spanId) : undefined;
   const total = trace.end - trace.start;
-  const projects = [...new Set(trace.rows.map((r) => r.project))];
-  const root = trace.rows[0];
+  const { columns } = trace;
+  const projects = [...new Set(columns.project)].map((i) => columns.strings[i] ?? "");
+  const root = trace.count > 0 ? rowAt(columns, [], 0) : undefined;
   const errorMarks = trace.errors.map((e) => ({
     event_id: e.event_id,
     issue_id: e.issue_id,
@@ -66,7 +68,7 @@ export default async function TracePage({
         </div>
         <div>
           <dt className="text-xs text-muted">Spans</dt>
-          <dd data-figure="spans">{trace.rows.length}</dd>
+          <dd data-figure="spans">{trace.count}</dd>
         </div>
         <div>
           <dt className="text-xs text-muted">Errors</dt>
@@ -76,7 +78,7 @@ export default async function TracePage({
           <dt className="text-xs text-muted">Projects</dt>
           <dd>{projects.join(", ") || "–"}</dd>
         </div>
-        {trace.rows.length > 0 && (
+        {trace.count > 0 && (
           <div>
             <dt className="text-xs text-muted">Started</dt>
             <dd>
@@ -87,15 +89,16 @@ export default async function TracePage({
       </dl>
       {trace.truncated && (
         <p role="status" className="mb-2 text-xs text-warning">
-          This trace has more spans than are shown ({trace.rows.length}).
+          This trace has more spans than are shown ({trace.count}).
         </p>
       )}
-      {trace.rows.length > 0 ? (
+      {trace.count > 0 ? (
         <Waterfall
           key={spanId ?? ""}
           orgSlug={ctx.org.slug}
           traceId={traceId}
-          rows={trace.rows}
+          columns={columns}
+          count={trace.count}
           total={total}
           errors={errorMarks}
           initialSelected={initial ?? null}
