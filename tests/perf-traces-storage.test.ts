@@ -3,6 +3,7 @@ import { type Insertable, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
+import { migrateToLatest } from "../src/db/migrate";
 import type { SpanTable } from "../src/db/schema";
 import type { StorableSpan } from "../src/ingest/process/spans";
 import { storeSpans } from "../src/ingest/store/spans";
@@ -460,5 +461,24 @@ describe.each(dialects)("performance and trace reads on $name", ({ create }) => 
     expect(rows[2]).toMatchObject({ d: 2, n: 0 });
     console.log(`[perf-traces] 10,000-span trace read and built in ${ms.toFixed(0)} ms`);
     expect(await loadTracePage(db, "default", hex(32))).toBeUndefined();
+  });
+
+  it("migration 025 fills the rollups of spans stored before it, through the migrator", async () => {
+    // As an installation that stored these spans before 025: the migrator runs it (in a
+    // transaction on PostgreSQL) and the pages read the same figures as before.
+    const filters = window();
+    const { params } = parsePerformanceParams({});
+    const slugs = new Map([[projectId, "default"]]);
+    const before = await performanceOverview(db, filters, params, slugs);
+    await db.kysely.schema.dropTable("transaction_rollups").execute();
+    await db.kysely.schema.dropTable("transaction_op_rollups").execute();
+    await db.kysely.schema.dropIndex("spans_segment_name_start").execute();
+    await db.kysely
+      .deleteFrom("kysely_migration" as never)
+      .where("name" as never, "=", "025-transaction-rollups" as never)
+      .execute();
+    expect(await migrateToLatest(db)).toEqual(["025-transaction-rollups"]);
+    expect(before.transactions.length).toBeGreaterThan(0);
+    expect(await performanceOverview(db, filters, params, slugs)).toEqual(before);
   });
 });

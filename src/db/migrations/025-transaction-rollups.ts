@@ -98,13 +98,13 @@ export async function backfillTransactionRollups(db: AnyDb): Promise<void> {
       .execute();
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1]?.id);
-    await db.transaction().execute((trx) =>
-      storeTransactionRollups(
-        rows.map((r) => ({ ...r, project_id: Number(r.project_id) })),
-        // biome-ignore lint/suspicious/noExplicitAny: the migration's database is untyped
-        trx as any,
-      ),
-    );
+    const page = rows.map((r) => ({ ...r, project_id: Number(r.project_id) }));
+    // biome-ignore lint/suspicious/noExplicitAny: the migration's database is untyped
+    const store = (trx: any) => storeTransactionRollups(page, trx);
+    // On PostgreSQL the migrator already runs each migration in a transaction (DDL is
+    // transactional there), and a transaction cannot be opened inside one.
+    if (db.isTransaction) await store(db);
+    else await db.transaction().execute(store);
     if (rows.length < PAGE) return;
   }
 }
