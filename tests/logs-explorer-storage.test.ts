@@ -5,7 +5,7 @@ import { backfillLogVolume } from "../src/db/migrations/018-crons-logs";
 import * as migration023 from "../src/db/migrations/023-log-search";
 import { logsResponse, logVolumeResponse, parseLogsQuery, resolveLogScope } from "../src/logs/api";
 import { parseLogQuery, SEVERITIES } from "../src/logs/filters";
-import { listLogs, logVolume } from "../src/logs/queries";
+import { listLogs, logVolume, logVolumeWithin } from "../src/logs/queries";
 import { LogTailHub } from "../src/logs/tail";
 import { runRetention } from "../src/maintenance/retention";
 import { testDialects } from "./helpers/databases";
@@ -132,6 +132,41 @@ describe.each(dialects)("log explorer on $name", ({ create }) => {
       expect(got, `${range} ${filter}`).toEqual(reference);
       expect(volume.data.every((b) => b.start % step === 0)).toBe(true);
     }
+  });
+
+  it("counts a histogram no index answers newest first within its budget, and says from when", async () => {
+    const scope = await resolveLogScope(db, "default", {});
+    const step = 30 * 60_000;
+    const since = Math.floor((now - 7 * 24 * HOUR) / step) * step;
+    // `key:value` and a one-character term have no index: counted in slices.
+    for (const where of [
+      { ...scope.where, since, attributes: [{ key: "order.id", value: "o-3" }] },
+      { ...scope.where, since, text: "#" },
+    ]) {
+      const exact = await logVolume(db, where, step);
+      expect(exact.length).toBeGreaterThan(0);
+      // Budget spent after the first slice: only the newest bucket is counted, and exactly.
+      const partial = await logVolumeWithin(db, where, step, 0, now);
+      expect(partial.countedFrom).toBe(Math.ceil(now / step) * step - step);
+      const counted = partial.countedFrom as number;
+      expect(partial.buckets).toEqual(exact.filter((b) => b.start >= counted));
+      // No budget: the whole range, the same as counting at once.
+      const whole = await logVolumeWithin(db, where, step, Number.POSITIVE_INFINITY, now);
+      expect(whole).toEqual({ buckets: exact, countedFrom: null });
+      // A generous budget covers this small range in slices that add up to the same.
+      expect(await logVolumeWithin(db, where, step, 60_000, now)).toEqual(whole);
+    }
+    // What `log_volume` answers is never partial.
+    const plain = await logVolumeWithin(db, { ...scope.where, since }, step, 0, now);
+    expect(plain.countedFrom).toBeNull();
+    // The API names the cut, and `count=all` lifts it.
+    const q = (extra: string) =>
+      parseLogsQuery(
+        new URLSearchParams(`range=7d&query=${encodeURIComponent("order.id:o-3")}${extra}`),
+      );
+    const all = await logVolumeResponse(db, "default", q("&count=all"), now);
+    expect(all.counted_from).toBeNull();
+    expect(all.data.length).toBeGreaterThan(0);
   });
 
   it("migration 018 counts the logs stored before it like the store stage does", async () => {

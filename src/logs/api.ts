@@ -10,7 +10,14 @@ import {
   RANGES,
   readLogFilters,
 } from "./filters";
-import { type LogCursor, type LogRow, type LogWhere, listLogs, logVolume } from "./queries";
+import {
+  type LogCursor,
+  type LogRow,
+  type LogWhere,
+  listLogs,
+  logVolumeWithin,
+  VOLUME_BUDGET_MS,
+} from "./queries";
 
 /**
  * GET /api/0/organizations/<org>/logs/?query=&project=&severity=&environment=&release=
@@ -152,12 +159,20 @@ export async function logVolumeResponse(db: Db, orgSlug: string, q: LogFilters, 
   const from = custom ? (q.start as number) : now - RANGES[range as keyof typeof RANGES];
   const since = Math.floor(from / step) * step;
   const until = custom ? (q.end as number) : undefined;
-  const buckets = await logVolume(db, { ...scope.where, since, until }, step);
+  const { buckets, countedFrom } = await logVolumeWithin(
+    db,
+    { ...scope.where, since, until },
+    step,
+    q.count === "all" ? Number.POSITIVE_INFINITY : VOLUME_BUDGET_MS,
+    now,
+  );
   return {
     range,
     step_ms: step,
     since: new Date(since).toISOString(),
     until: new Date(until ?? now).toISOString(),
+    /** Null: every bucket counted. Else buckets before this time were not (see `count=all`). */
+    counted_from: countedFrom === null ? null : new Date(countedFrom).toISOString(),
     data: buckets.map((b) => ({ time: new Date(b.start).toISOString(), ...b })),
   };
 }

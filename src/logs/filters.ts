@@ -48,6 +48,11 @@ export const LogFiltersSchema = z.object({
   /** With range=custom (what dragging on a chart sets): epoch ms or an ISO time. */
   start: instant.optional(),
   end: instant.optional(),
+  /**
+   * `all`: count the histogram over the whole range however long it takes, where by default
+   * a filter no index answers is counted newest first within a time budget (queries.ts).
+   */
+  count: z.enum(["all"]).optional(),
 });
 
 export type LogFilters = z.infer<typeof LogFiltersSchema>;
@@ -74,6 +79,7 @@ export function readLogFilters(params: URLSearchParams): {
     range: params.get("range") || undefined,
     start: params.get("start") || undefined,
     end: params.get("end") || undefined,
+    count: params.get("count") || undefined,
   };
   const invalid: string[] = [];
   const filters: Record<string, unknown> = {};

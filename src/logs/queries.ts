@@ -178,6 +178,75 @@ export async function logVolume(
 
 const MINUTE = 60_000;
 
+/** How long the histogram of a filter no index answers may count before it stops. */
+export const VOLUME_BUDGET_MS = 120;
+/** What one slice of such a count aims to take, so the budget ends close to a slice's end. */
+const VOLUME_SLICE_MS = 30;
+
+export interface VolumeCount {
+  buckets: VolumeBucket[];
+  /**
+   * Null when the whole range was counted. Otherwise the count ran out of its time budget:
+   * buckets from this time (ms, a bucket boundary) on are exact, older ones were not counted.
+   */
+  countedFrom: number | null;
+}
+
+/**
+ * The explorer's histogram within a time budget. What an index answers is counted exactly
+ * and at once: no text or attribute filter (`log_volume`), a trace id, a term the trigram
+ * index finds rare. Otherwise (a common term, `key:value`, an environment or release) every
+ * row of the range must be read and compared, seconds over millions of lines; so the buckets
+ * are counted newest first, a slice of whole buckets at a time sized from the last slice's
+ * speed, until the range is done or `budgetMs` has passed. The page says how far back it
+ * counted and offers the whole count (`count=all`: budget Infinity).
+ */
+export async function logVolumeWithin(
+  db: Db,
+  where: LogWhere & { since: number },
+  stepMs: number,
+  budgetMs = VOLUME_BUDGET_MS,
+  now = Date.now(),
+): Promise<VolumeCount> {
+  const exact = async () => ({ buckets: await logVolume(db, where, stepMs), countedFrom: null });
+  if (budgetMs === Number.POSITIVE_INFINITY || where.projectIds.length === 0) return exact();
+  const attributes = (where.attributes ?? []).length > 0;
+  if (!where.text && !attributes && !where.environment && !where.release) return exact();
+  if (where.traceId) return exact();
+  if (where.text && !attributes && !where.noTextIndex) {
+    const rare =
+      db.dialect === "sqlite"
+        ? (await rareTextPhrase(db, where.text)) !== undefined
+        : // Under three characters pg_trgm has no trigram to look up either.
+          [...where.text].length >= 3 && !(await commonOnPostgres(db, where.text));
+    if (rare) return exact();
+  }
+
+  const step = Math.max(MINUTE, Math.floor(stepMs / MINUTE) * MINUTE);
+  const end = where.until ?? now;
+  let upper = Math.ceil(end / step) * step;
+  let width = step;
+  const began = performance.now();
+  const buckets: VolumeBucket[] = [];
+  // The slices are read without the trigram index: the term is common (or there is none).
+  const slice = { ...where, noTextIndex: true };
+  // The newest slice is always counted; after each, the budget decides whether to go on.
+  while (upper > where.since) {
+    const lower = Math.max(where.since, upper - width);
+    const t0 = performance.now();
+    const part = await logVolume(db, { ...slice, since: lower, until: Math.min(upper, end) }, step);
+    const took = Math.max(1, performance.now() - t0);
+    buckets.unshift(...part);
+    upper = lower;
+    // The next slice: as many buckets as VOLUME_SLICE_MS allows at this one's speed, at
+    // most four times as many as this one.
+    const fits = Math.max(1, Math.round((width / step) * (VOLUME_SLICE_MS / took)));
+    width = Math.min(fits, 4 * (width / step)) * step;
+    if (performance.now() - began > budgetMs) break;
+  }
+  return { buckets, countedFrom: upper > where.since ? upper : null };
+}
+
 /** The same buckets from `log_volume` (kept by the store stage) when only severity filters. */
 async function volumeFromRollup(
   db: Db,

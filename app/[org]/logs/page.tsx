@@ -53,6 +53,10 @@ export default async function LogsPage({
   const base = `/${ctx.org.slug}/logs`;
   const tailQuery = logFiltersToParams({ ...filters, range: undefined }).toString();
   const filtered = Object.keys(filters).some((k) => k !== "range");
+  const countAll = new URLSearchParams(search);
+  countAll.delete("cursor");
+  countAll.set("count", "all");
+  const countAllHref = `${base}?${countAll}`;
 
   return (
     <main style={page}>
@@ -110,6 +114,7 @@ export default async function LogsPage({
           cursor={search.get("cursor") ?? undefined}
           baseUrl={publicBaseUrl(await headers())}
           tailQuery={tailQuery}
+          countAllHref={countAllHref}
         />
       </Suspense>
     </main>
@@ -123,12 +128,15 @@ async function LogsResults({
   cursor,
   baseUrl,
   tailQuery,
+  countAllHref,
 }: {
   orgSlug: string;
   filters: LogFilters;
   cursor: string | undefined;
   baseUrl: string;
   tailQuery: string;
+  /** This search with the histogram counted over the whole range. */
+  countAllHref: string;
 }) {
   const data = await logsPageData(getDb(), orgSlug, filters, cursor, baseUrl);
   const base = `/${orgSlug}/logs`;
@@ -158,7 +166,7 @@ async function LogsResults({
     </section>
   ) : (
     <>
-      <VolumeChart volume={data.volume} />
+      <VolumeChart volume={data.volume} countAllHref={countAllHref} />
       <LiveTail orgSlug={orgSlug} query={tailQuery} />
       {data.logs.length === 0 ? (
         <p className="rounded border border-line bg-surface p-4">
