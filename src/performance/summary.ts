@@ -164,7 +164,9 @@ async function transactionIssues(
       "issues.level as level",
       (eb) => eb.fn.countAll<number | string>().as("events"),
     ])
-    .where("events.project_id", "in", filters.projectIds)
+    // The unary plus keeps project_id off the index (see byTraceProjectId): given it, SQLite
+    // read every event of the projects (200k in the demo: ~200 ms) instead of the traces'.
+    .where(sql<number>`+events.project_id`, "in", filters.projectIds)
     .where("events.trace_id", "in", traces)
     .groupBy(["issues.id", "issues.title", "issues.level"])
     .orderBy("events", "desc")
