@@ -376,6 +376,8 @@ describe("logs and crons pages", () => {
       const history = (
         await server.api<ApiCheckIn[]>("/api/0/organizations/acme/monitors/every-minute/checkins/")
       ).body;
+      // The history streams in behind Suspense: wait for its table before reading rows.
+      await page.locator('table[aria-label="Check-ins"]').waitFor();
       const shown = await page
         .locator("[data-checkin]")
         .evaluateAll((els) => els.map((e) => e.getAttribute("data-checkin")));
