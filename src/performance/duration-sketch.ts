@@ -73,27 +73,27 @@ export class DurationSketch {
   /**
    * Quantiles as PostgreSQL's percentile_cont reads them (linear between the two nearest
    * ranks), each rank's value taken from its bucket and kept within [min, max]: every
-   * result is within RELATIVE_ACCURACY of the exact one. `ps` ascending.
+   * result is within RELATIVE_ACCURACY of the exact one.
    */
   quantiles(ps: number[]): (number | null)[] {
     if (this.count === 0) return ps.map(() => null);
-    const ranks: number[] = [];
-    for (const p of ps) {
-      const idx = p * (this.count - 1);
-      ranks.push(Math.floor(idx), Math.ceil(idx));
-    }
-    const values = this.valuesAtRanks(ranks);
-    return ps.map((p, k) => {
-      const idx = p * (this.count - 1);
-      const a = values[2 * k] as number;
-      const b = values[2 * k + 1] as number;
+    const positions = ps.map((p) => p * (this.count - 1));
+    // Two quantiles can share a pair of ranks (p95 and p99 of 12 values both sit between
+    // ranks 10 and 11), so the ranks are read as one ascending, de-duplicated list.
+    const ranks = [
+      ...new Set(positions.flatMap((idx) => [Math.floor(idx), Math.ceil(idx)])),
+    ].sort((a, b) => a - b);
+    const valueOf = this.valuesAtRanks(ranks);
+    return positions.map((idx) => {
+      const a = valueOf.get(Math.floor(idx)) as number;
+      const b = valueOf.get(Math.ceil(idx)) as number;
       return a + (b - a) * (idx - Math.floor(idx));
     });
   }
 
-  /** The value of each 0-based rank (ranks ascending), clamped to [min, max]. */
-  private valuesAtRanks(ranks: number[]): number[] {
-    const out: number[] = [];
+  /** The value of each 0-based rank (`ranks` strictly ascending), clamped to [min, max]. */
+  private valuesAtRanks(ranks: number[]): Map<number, number> {
+    const out = new Map<number, number>();
     const counts = this.counts;
     let seen = 0;
     let k = 0;
@@ -102,11 +102,11 @@ export class DurationSketch {
       if (c === 0) continue;
       seen += c;
       while (k < ranks.length && (ranks[k] as number) < seen) {
-        out.push(this.clamp(slotValue(slot)));
+        out.set(ranks[k] as number, this.clamp(slotValue(slot)));
         k++;
       }
     }
-    while (out.length < ranks.length) out.push(this.max);
+    for (; k < ranks.length; k++) out.set(ranks[k] as number, this.max);
     return out;
   }
 
