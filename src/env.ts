@@ -177,6 +177,11 @@ const EnvSchema = z.object({
     .int()
     .min(1024)
     .default(4 * 1024 * 1024),
+  /**
+   * How long the logs page counts a histogram no index answers (a common term, key:value)
+   * before it answers; the browser then counts the older buckets through the volume API.
+   */
+  FAULTLINE_LOGS_PAGE_COUNT_MS: z.coerce.number().min(0).max(60_000).default(40),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -148,8 +148,17 @@ export const VOLUME_STEP: Record<keyof typeof RANGES, number> = {
   "30d": 12 * 3_600_000,
 };
 
-/** GET …/logs/volume/: counts per severity and bucket over the range (default 24 h). */
-export async function logVolumeResponse(db: Db, orgSlug: string, q: LogFilters, now = Date.now()) {
+/**
+ * GET …/logs/volume/: counts per severity and bucket over the range (default 24 h); with
+ * `before`, only the buckets before it. A filter no index answers is counted for `budgetMs`.
+ */
+export async function logVolumeResponse(
+  db: Db,
+  orgSlug: string,
+  q: LogFilters,
+  now = Date.now(),
+  budgetMs = VOLUME_BUDGET_MS,
+) {
   const range = q.range ?? "24h";
   const scope = await resolveLogScope(db, orgSlug, { ...q, range }, now);
   const custom = range === "custom" && q.start !== undefined && q.end !== undefined;
@@ -158,12 +167,13 @@ export async function logVolumeResponse(db: Db, orgSlug: string, q: LogFilters, 
     : VOLUME_STEP[range as keyof typeof VOLUME_STEP];
   const from = custom ? (q.start as number) : now - RANGES[range as keyof typeof RANGES];
   const since = Math.floor(from / step) * step;
-  const until = custom ? (q.end as number) : undefined;
+  const end = custom ? (q.end as number) : undefined;
+  const until = q.before === undefined ? end : Math.min(q.before, end ?? now);
   const { buckets, countedFrom } = await logVolumeWithin(
     db,
     { ...scope.where, since, until },
     step,
-    q.count === "all" ? Number.POSITIVE_INFINITY : VOLUME_BUDGET_MS,
+    q.count === "all" ? Number.POSITIVE_INFINITY : budgetMs,
     now,
   );
   return {

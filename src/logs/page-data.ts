@@ -1,8 +1,9 @@
 import type { Db } from "../db/connection";
+import { env } from "../env";
 import { findOrgProjects } from "../projects/org-projects";
 import { findSetupDsn } from "../projects/queries";
 import { type LogsQuery, logsResponse, logVolumeResponse, parseCursor } from "./api";
-import type { LogFilters } from "./filters";
+import { type LogFilters, logFiltersToParams } from "./filters";
 
 /** What the explorer page shows, through the same functions as the REST API. */
 export async function logsPageData(
@@ -28,7 +29,8 @@ export async function logsPageData(
   };
   const [list, volume, anyLog] = await Promise.all([
     logsResponse(db, orgSlug, q),
-    logVolumeResponse(db, orgSlug, withRange, now),
+    // A short count, so the list is not kept waiting: the chart counts the rest (moreVolume).
+    logVolumeResponse(db, orgSlug, withRange, now, env().FAULTLINE_LOGS_PAGE_COUNT_MS),
     allProjects.length > 0
       ? db.kysely
           .selectFrom("log_items")
@@ -49,6 +51,8 @@ export async function logsPageData(
     logs: list.data,
     nextCursor: list.next_cursor,
     volume,
+    /** The volume API for these filters: `&before=<counted_from>` counts what the page left. */
+    moreVolume: `/api/0/organizations/${encodeURIComponent(orgSlug)}/logs/volume/?${logFiltersToParams(withRange)}`,
     hasAnyLog: anyLog !== undefined,
     setup: first ? { dsn, projectSlug: first.slug } : null,
   };

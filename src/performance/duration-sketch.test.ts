@@ -56,7 +56,9 @@ describe("duration sketch", () => {
       at = (at + n) % (pool.length - 30);
       const merged = new DurationSketch();
       const stored = new DurationSketch();
-      xs.forEach((v, j) => (j % 2 === 0 ? merged : stored).add(v));
+      xs.forEach((v, j) => {
+        (j % 2 === 0 ? merged : stored).add(v);
+      });
       if (stored.count > 0) {
         const counts = new Map<number, number>();
         stored.counts.forEach((c, slot) => {

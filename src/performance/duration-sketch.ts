@@ -80,13 +80,13 @@ export class DurationSketch {
     const positions = ps.map((p) => p * (this.count - 1));
     // Two quantiles can share a pair of ranks (p95 and p99 of 12 values both sit between
     // ranks 10 and 11), so the ranks are read as one ascending, de-duplicated list.
-    const ranks = [
-      ...new Set(positions.flatMap((idx) => [Math.floor(idx), Math.ceil(idx)])),
-    ].sort((a, b) => a - b);
-    const valueOf = this.valuesAtRanks(ranks);
+    const ranks = [...new Set(positions.flatMap((idx) => [Math.floor(idx), Math.ceil(idx)]))].sort(
+      (a, b) => a - b,
+    );
+    const atRank = this.valuesAtRanks(ranks);
     return positions.map((idx) => {
-      const a = valueOf.get(Math.floor(idx)) as number;
-      const b = valueOf.get(Math.ceil(idx)) as number;
+      const a = atRank.get(Math.floor(idx)) as number;
+      const b = atRank.get(Math.ceil(idx)) as number;
       return a + (b - a) * (idx - Math.floor(idx));
     });
   }

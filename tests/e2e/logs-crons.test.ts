@@ -65,7 +65,11 @@ afterEach((context) => {
 beforeAll(async () => {
   // A small tail buffer, so the never-reading subscriber below is dropped after a few MB.
   [server, browser] = await Promise.all([
-    startServer({ env: { FAULTLINE_TAIL_BUFFER_BYTES: String(256 * 1024) } }),
+    // And no time for the page's own count of a histogram no index answers: the browser
+    // counts it (the volume chart's continuation, below).
+    startServer({
+      env: { FAULTLINE_TAIL_BUFFER_BYTES: String(256 * 1024), FAULTLINE_LOGS_PAGE_COUNT_MS: "0" },
+    }),
     launchBrowser(),
   ]);
   as.owner = new Client(server.url);
@@ -253,6 +257,38 @@ describe("logs and crons pages", () => {
           expected.map((l) => l.body),
         );
       }
+      // A key:value histogram has no index: the page counts only its newest bucket (no time
+      // given here) and says so; in the browser the chart counts the older buckets through
+      // the volume API until the whole range is counted, equal to the API's `count=all`.
+      const kv = `range=7d&query=${encodeURIComponent("attempts:3")}`;
+      const html = await as.owner.get(`/acme/logs?${kv}`);
+      expect(html.body).toContain("data-volume-partial");
+      const whole = (
+        await server.api<Volume & { counted_from: string | null }>(
+          `/api/0/organizations/acme/logs/volume/?${kv}&count=all`,
+        )
+      ).body;
+      expect(whole.counted_from).toBeNull();
+      const asked: string[] = [];
+      page.on("request", (r) => {
+        if (r.url().includes("/logs/volume/")) asked.push(r.url());
+      });
+      await page.goto(`${server.url}/acme/logs?${kv}`);
+      await page.locator("[data-log-row]").first().waitFor();
+      await page.locator("[data-volume-partial]").waitFor({ state: "detached", timeout: 10_000 });
+      expect(asked.length).toBeGreaterThan(0);
+      expect(asked.every((u) => new URL(u).searchParams.has("before"))).toBe(true);
+      for (const severity of ["info", "warn", "error"]) {
+        const total = whole.data
+          .filter((b) => b.severity === severity)
+          .reduce((n, b) => n + b.count, 0);
+        expect(
+          await page.locator(`[data-severity-total="${severity}"] [data-total]`).textContent(),
+          severity,
+        ).toBe(String(total));
+      }
+      expect(whole.data.reduce((n, b) => n + b.count, 0)).toBeGreaterThan(0);
+
       // A bad value falls back and is named.
       await page.goto(`${server.url}/acme/logs?severity=loud&trace=nope`);
       await page.getByText("(severity, trace)", { exact: false }).waitFor();

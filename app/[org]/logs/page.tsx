@@ -166,7 +166,7 @@ async function LogsResults({
     </section>
   ) : (
     <>
-      <VolumeChart volume={data.volume} countAllHref={countAllHref} />
+      <VolumeChart volume={data.volume} moreUrl={data.moreVolume} countAllHref={countAllHref} />
       <LiveTail orgSlug={orgSlug} query={tailQuery} />
       {data.logs.length === 0 ? (
         <p className="rounded border border-line bg-surface p-4">
