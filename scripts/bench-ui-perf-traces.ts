@@ -16,14 +16,13 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
 import { openDb } from "../src/db/connection";
 import type { StorableSpan } from "../src/ingest/process/spans";
 import { storeSpans } from "../src/ingest/store/spans";
 import { storeTransactionRollups } from "../src/ingest/store/transaction-rollups";
-import { launchBrowser } from "../tests/helpers/browser";
 import { startServer } from "../tests/helpers/server";
 import { DEMO_OWNER, requireNextBuild, setUpOwner, signedIn } from "./demo-site";
+import { measureFirstLoadJs } from "./first-load-js";
 
 const TRACES = Number(process.env.BENCH_TRACES ?? 100_000);
 const SPANS_PER_TRACE = Number(process.env.BENCH_SPANS_PER_TRACE ?? 20);
@@ -264,34 +263,7 @@ async function main() {
       times.sort((a, b) => a - b);
       rows.push({ ...page, status, p50: pct(times, 0.5), p95: pct(times, 0.95) });
     }
-    const browser = await launchBrowser();
-    try {
-      const context = await browser.newContext();
-      await context.addCookies(
-        [...client.cookies].map(([name, value]) => ({ name, value, url: server.url })),
-      );
-      for (const row of rows) {
-        if (row.path.startsWith("/api/")) continue;
-        const page = await context.newPage();
-        const scripts: Promise<number>[] = [];
-        page.on("response", (res) => {
-          if (res.request().resourceType() !== "script") return;
-          // uPlot is loaded after the page, on purpose; it is counted, being JavaScript too.
-          scripts.push(
-            res
-              .body()
-              .then((b) => zlib.gzipSync(b).length)
-              .catch(() => 0),
-          );
-        });
-        await page.goto(`${server.url}${row.path}`, { waitUntil: "load" });
-        await page.waitForTimeout(1500);
-        row.jsKb = (await Promise.all(scripts)).reduce((a, b) => a + b, 0) / 1024;
-        await page.close();
-      }
-    } finally {
-      await browser.close();
-    }
+    await measureFirstLoadJs(server.url, client.cookies, rows);
     console.log(
       `\n${os
         .loadavg()

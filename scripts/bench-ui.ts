@@ -18,9 +18,7 @@
  * to run), BENCH_SKIP_JS=1, BENCH_SKIP_BULK=1.
  */
 import os from "node:os";
-import zlib from "node:zlib";
 import { openDb } from "../src/db/connection";
-import { launchBrowser } from "../tests/helpers/browser";
 import { startServer } from "../tests/helpers/server";
 import {
   DEMO_DATA_DIR,
@@ -29,6 +27,7 @@ import {
   type SeedInfo,
   signedIn,
 } from "./demo-site";
+import { measureFirstLoadJs } from "./first-load-js";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
 const ROW_SECONDS = Number(process.env.BENCH_ROW_SECONDS ?? 60);
@@ -160,38 +159,7 @@ async function main() {
       );
     }
 
-    const browser = process.env.BENCH_SKIP_JS ? undefined : await launchBrowser();
-    if (browser)
-      try {
-        const context = await browser.newContext();
-        await context.addCookies(
-          [...client.cookies].map(([name, value]) => ({ name, value, url: server.url })),
-        );
-        for (const row of rows) {
-          if (row.path.startsWith("/api/")) continue;
-          const page = await context.newPage();
-          const scripts: Promise<number>[] = [];
-          page.on("response", (res) => {
-            if (res.request().resourceType() !== "script") return;
-            scripts.push(
-              res
-                .body()
-                .then((b) => zlib.gzipSync(b).length)
-                .catch(() => 0),
-            );
-          });
-          // Not "networkidle": the self-monitoring SDK and link prefetches keep the network
-          // busy. The page's own scripts have all loaded by "load"; a pause catches late chunks.
-          await page.goto(`${server.url}${row.path}`, { waitUntil: "load" });
-          await page.waitForTimeout(1500);
-          const sizes = await Promise.all(scripts);
-          row.jsKb = sizes.reduce((a, b) => a + b, 0) / 1024;
-          row.scripts = sizes.length;
-          await page.close();
-        }
-      } finally {
-        await browser.close();
-      }
+    if (!process.env.BENCH_SKIP_JS) await measureFirstLoadJs(server.url, client.cookies, rows);
     printTable(rows, seed);
     if (!process.env.BENCH_SKIP_BULK)
       await benchBulkResolve(server.url, client.cookies, seed.orgSlug, seed.databaseUrl);
