@@ -207,8 +207,8 @@ const MINUTE = 60_000;
 
 /** How long the histogram of a filter no index answers may count before it stops. */
 export const VOLUME_BUDGET_MS = 120;
-/** What one slice of such a count aims to take, so the budget ends close to a slice's end. */
-const VOLUME_SLICE_MS = 30;
+/** A slice covers at most this many times the range the last one did (its speed may not hold). */
+const SLICE_GROWTH = 4;
 
 export interface VolumeCount {
   buckets: VolumeBucket[];
@@ -224,9 +224,9 @@ export interface VolumeCount {
  * and at once: no text or attribute filter (`log_volume`), a trace id, a term the trigram
  * index finds rare. Otherwise (a common term, `key:value`, an environment or release) every
  * row of the range must be read and compared, seconds over millions of lines; so the buckets
- * are counted newest first, a slice of whole buckets at a time sized from the last slice's
- * speed, until the range is done or `budgetMs` has passed. The page says how far back it
- * counted and offers the whole count (`count=all`: budget Infinity).
+ * are counted newest first, a slice of whole buckets at a time, while the next slice fits in
+ * what is left of `budgetMs` at the speed the last one was read. The page says how far back
+ * it counted and offers the whole count (`count=all`: budget Infinity).
  */
 export async function logVolumeWithin(
   db: Db,
@@ -257,19 +257,23 @@ export async function logVolumeWithin(
   const buckets: VolumeBucket[] = [];
   // The slices are read without the trigram index: the term is common (or there is none).
   const slice = { ...where, noTextIndex: true };
-  // The newest slice is always counted; after each, the budget decides whether to go on.
+  // The newest slice is always counted; after each, the next goes only if it fits.
   while (upper > where.since) {
     const lower = Math.max(where.since, upper - width);
+    const top = Math.min(upper, end);
     const t0 = performance.now();
-    const part = await logVolume(db, { ...slice, since: lower, until: Math.min(upper, end) }, step);
-    const took = Math.max(1, performance.now() - t0);
+    const part = await logVolume(db, { ...slice, since: lower, until: top }, step);
     buckets.unshift(...part);
     upper = lower;
-    // The next slice: as many buckets as VOLUME_SLICE_MS allows at this one's speed, at
-    // most four times as many as this one.
-    const fits = Math.max(1, Math.round((width / step) * (VOLUME_SLICE_MS / took)));
-    width = Math.min(fits, 4 * (width / step)) * step;
-    if (performance.now() - began > budgetMs) break;
+    // Speed per millisecond of range read, not per bucket: the newest bucket is mostly
+    // still to come (at 02:30 a 12 h bucket holds 2.5 h), so per bucket it reads ~5x fast.
+    const covered = Math.max(1, top - lower);
+    const msPerRangeMs = Math.max(0.05, performance.now() - t0) / covered;
+    const left = budgetMs - (performance.now() - began);
+    const fits = Math.floor(left / (msPerRangeMs * step));
+    const grows = Math.max(1, Math.floor((SLICE_GROWTH * covered) / step));
+    if (fits < 1) break;
+    width = Math.min(fits, grows) * step;
   }
   return { buckets, countedFrom: upper > where.since ? upper : null };
 }
