@@ -148,6 +148,19 @@ async function postLogs(items: { body: string; level: string }[]): Promise<numbe
   return Date.now();
 }
 
+/** The chart's totals per severity equal the API's buckets summed. */
+async function expectVolumeTotals(page: Page, volume: Volume): Promise<void> {
+  for (const severity of ["trace", "debug", "info", "warn", "error", "fatal"]) {
+    const total = volume.data
+      .filter((b) => b.severity === severity)
+      .reduce((n, b) => n + b.count, 0);
+    expect(
+      await page.locator(`[data-severity-total="${severity}"] [data-total]`).textContent(),
+      severity,
+    ).toBe(String(total));
+  }
+}
+
 describe("logs and crons pages", () => {
   it("teach setup with the project's DSN while there are no logs or monitors", async () => {
     const { context, page } = await ownerPage();
@@ -208,16 +221,7 @@ describe("logs and crons pages", () => {
       expect(await page.locator("[data-log-body]").allTextContents()).toEqual(
         api.map((l) => l.body),
       );
-      // Volume totals per severity equal the API's buckets summed.
-      for (const severity of ["trace", "debug", "info", "warn", "error", "fatal"]) {
-        const total = volume.data
-          .filter((b) => b.severity === severity)
-          .reduce((n, b) => n + b.count, 0);
-        expect(
-          await page.locator(`[data-severity-total="${severity}"] [data-total]`).textContent(),
-          severity,
-        ).toBe(String(total));
-      }
+      await expectVolumeTotals(page, volume);
       // The chart's own numbers: one series per severity present.
       await page.locator("[data-volume-chart] canvas").first().waitFor();
 
@@ -278,15 +282,7 @@ describe("logs and crons pages", () => {
       await page.locator("[data-volume-partial]").waitFor({ state: "detached", timeout: 10_000 });
       expect(asked.length).toBeGreaterThan(0);
       expect(asked.every((u) => new URL(u).searchParams.has("before"))).toBe(true);
-      for (const severity of ["info", "warn", "error"]) {
-        const total = whole.data
-          .filter((b) => b.severity === severity)
-          .reduce((n, b) => n + b.count, 0);
-        expect(
-          await page.locator(`[data-severity-total="${severity}"] [data-total]`).textContent(),
-          severity,
-        ).toBe(String(total));
-      }
+      await expectVolumeTotals(page, whole);
       expect(whole.data.reduce((n, b) => n + b.count, 0)).toBeGreaterThan(0);
 
       // A bad value falls back and is named.
