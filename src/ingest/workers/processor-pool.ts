@@ -9,7 +9,7 @@ import {
 import type { IngestSettings } from "../process/project-settings";
 import type { QueuedEnvelope } from "../queue/queue";
 import type { ProcessorMessage, ProcessRequest, ProcessResponse } from "./processor-thread";
-import { setThreadPriority } from "./thread-priority";
+import { createAtNormalPriority, setThreadPriority } from "./thread-priority";
 
 /**
  * Spreads the process stage of a batch over processor threads (dist/processor-thread.js)
@@ -45,9 +45,13 @@ export class ProcessorPool {
   }
 
   private spawn(): Worker {
-    const thread = new Worker(new URL("./processor-thread.js", import.meta.url), {
-      resourceLimits: { maxYoungGenerationSizeMb: 8 },
-    });
+    // Replacing a thread that exited happens with this (worker) thread lowered.
+    const thread = createAtNormalPriority(
+      () =>
+        new Worker(new URL("./processor-thread.js", import.meta.url), {
+          resourceLimits: { maxYoungGenerationSizeMb: 8 },
+        }),
+    );
     thread.on("message", (message: ProcessorMessage) => {
       if ("ready" in message) {
         if (message.tid === undefined) return;

@@ -25,6 +25,38 @@ export function lowerThreadPriority(role: string): void {
   if (tid !== undefined) setThreadPriority(tid, "idle");
 }
 
+/**
+ * Creates a thread with the calling thread at normal priority for the moment it takes. A
+ * thread starts with its creator's policy, and a processor thread started by an idle worker
+ * spent its start (loading the bundle, ~1 s of CPU) at SCHED_IDLE: beside busy processes it
+ * never got that far, so it never said its thread id, and the pool could not raise it when
+ * the worker was starved (tests/thread-priority.test.ts, ~1 run in 3 under load). Started at
+ * normal priority, the new thread lowers itself once it is loaded.
+ */
+export function createAtNormalPriority<T>(create: () => T): T {
+  const tid = currentThreadId();
+  const idle = tid !== undefined && ownPolicy() === SCHED_IDLE;
+  if (idle) setThreadPriority(tid, "normal");
+  try {
+    return create();
+  } finally {
+    if (idle) setThreadPriority(tid, "idle");
+  }
+}
+
+/** Linux's scheduling policy number for SCHED_IDLE (sched(7)). */
+const SCHED_IDLE = 5;
+
+/** The calling thread's scheduling policy (field 41 of proc(5)'s stat), or undefined. */
+function ownPolicy(): number | undefined {
+  try {
+    const stat = fs.readFileSync("/proc/thread-self/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** This thread's Linux thread id, or undefined where there is none to find. */
 export function currentThreadId(): number | undefined {
   try {

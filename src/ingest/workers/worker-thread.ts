@@ -21,7 +21,6 @@ import { currentThreadId, lowerThreadPriority } from "./thread-priority";
  * "ready" (with the thread id), "idle" when a batch found the queue empty, "stopped".
  */
 async function main(): Promise<void> {
-  lowerThreadPriority(env().FAULTLINE_ROLE);
   // The default 16 MB page cache filled up and stayed as RSS without speeding the store
   // stage: each batch touches pages all over the random-keyed indexes (event and trace ids)
   // and writes them to the WAL anyway. Draining 190k queued errors ran as fast with 2 MB,
@@ -53,6 +52,10 @@ async function main(): Promise<void> {
       if (handled === 0) parentPort?.postMessage("idle");
     },
   });
+  // Lowered only now: started at idle priority beside busy processes, this thread's own
+  // start (the bundle, the database, the queue) could be starved for as long as they run,
+  // and the pool waits for it. The threads started above lower themselves once loaded.
+  lowerThreadPriority(env().FAULTLINE_ROLE);
   worker.start();
   // One thread per process runs retention; on PostgreSQL several processes may, safely.
   const config = env();
