@@ -40,10 +40,12 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
   // at idle priority beside the hogs, its share of 3,000 envelopes was stored only once the
   // hogs ended (after 57 s); raised with the worker, 6-12 s after the last was sent. (300, as
   // this test sent before, got through in 2-4 s even at idle priority on a later machine,
-  // before the watch had stepped in.) A processor thread started by an idle worker loaded
-  // its bundle at idle priority too and, starved, never said its thread id, so it could not
-  // be raised: 30 s to store them on a slow CI machine, over 40 s with two more busy
-  // processes; 1.5-8 s now that threads start at normal priority (createAtNormalPriority).
+  // before the watch had stepped in.) Two faults made this slow under load: a processor
+  // thread started by an idle worker loaded its bundle at idle priority and, starved, never
+  // said its thread id, so it could not be raised; and with two batches in flight, one loop
+  // finding the queue empty lowered the worker while the other's batch was still being
+  // processed. 30 s on a slow CI machine, over 40 s with two more busy processes; with both
+  // fixed, 0.3-3.4 s with two more busy processes.
   it.each([
     { threads: "worker", processors: 0, idle: 2 },
     { threads: "worker and processor", processors: 1, idle: 3 },

@@ -27,8 +27,12 @@ export interface WorkerOptions {
   /** Envelopes per batch. Larger batches amortize statements; smaller ones hold locks less. */
   batchSize?: number;
   idlePollMs?: number;
-  /** After each batch of the loop, with how many envelopes it handled (0: queue empty). */
-  onBatch?: (handled: number) => void;
+  /**
+   * When a batch found the queue empty and no other batch of this worker is in progress:
+   * it has caught up. With processors, one loop finding the queue empty says nothing of
+   * the batch the other loop is still processing.
+   */
+  onCaughtUp?: () => void;
   /**
    * Maps minified JavaScript frames through uploaded source maps (process/symbolicate/)
    * before the process stage, so grouping sees the original frames.
@@ -50,6 +54,7 @@ export class IngestWorker {
   private loops: Promise<void>[] = [];
   private sleepers = new Set<() => void>();
   private held = false;
+  private batchesInProgress = 0;
 
   constructor(
     private readonly reader: QueueReader,
@@ -115,6 +120,7 @@ export class IngestWorker {
         continue;
       }
       let handled = 0;
+      this.batchesInProgress++;
       try {
         handled = await this.runOnce();
       } catch (err) {
@@ -122,8 +128,10 @@ export class IngestWorker {
         console.error("[worker] batch failed, retrying in 1 s:", err);
         await this.sleep(1000);
         continue;
+      } finally {
+        this.batchesInProgress--;
       }
-      this.options.onBatch?.(handled);
+      if (handled === 0 && this.batchesInProgress === 0) this.options.onCaughtUp?.();
       if (handled === 0) await this.sleep(this.options.idlePollMs ?? 250);
       // On SQLite a batch completes in microtasks alone; without a turn of the event loop
       // between batches, a thread with a backlog would never read its "stop" message.

@@ -48,9 +48,7 @@ async function main(): Promise<void> {
     settings,
     symbolicator,
     // Caught up: the pool's starvation watch (worker-pool.ts) stops counting.
-    onBatch: (handled) => {
-      if (handled === 0) parentPort?.postMessage("idle");
-    },
+    onCaughtUp: () => parentPort?.postMessage("idle"),
   });
   // Lowered only now: started at idle priority beside busy processes, this thread's own
   // start (the bundle, the database, the queue) could be starved for as long as they run,
