@@ -48,6 +48,7 @@ describe.runIf(process.platform === "linux")("createAtNormalPriority", () => {
     const self = currentThreadId() as number;
     const started = startedBy(() => createAtNormalPriority(idleThread));
     threads.push(started.thread);
+    expect(started.policies.length).toBeGreaterThan(0);
     expect(started.policies.every((p) => p === SCHED_OTHER)).toBe(true);
     expect(policyOf(self)).toBe(SCHED_OTHER);
   });
