@@ -1,7 +1,8 @@
 import fs from "node:fs";
+import { SCHED_IDLE, statFields } from "../../src/ingest/workers/thread-priority";
 
-/** Linux's scheduling policy number for SCHED_IDLE (sched(7)). */
-export const SCHED_IDLE = 5;
+export { SCHED_IDLE };
+
 /** USER_HZ: 100 on every Linux architecture Node runs on. */
 const CLOCK_TICK_US = 1e6 / 100;
 
@@ -29,8 +30,8 @@ export function processThreads(pid: number): ThreadStat[] {
     } catch {
       continue; // the thread ended meanwhile
     }
-    // Fields after the command name (which may hold spaces): state is field 3.
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields after the command name: state (field 3) first.
+    const f = statFields(stat);
     threads.push({
       tid: Number(tid),
       policy: Number(f[38]),

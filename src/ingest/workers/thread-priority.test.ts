@@ -1,22 +1,18 @@
-import fs from "node:fs";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
+import { processThreads, SCHED_IDLE } from "../../../tests/helpers/threads";
 import { createAtNormalPriority, currentThreadId, setThreadPriority } from "./thread-priority";
 
-const SCHED_IDLE = 5;
 const SCHED_OTHER = 0;
 
-const tasks = () => new Set(fs.readdirSync("/proc/self/task"));
-const policyOf = (tid: number | string) => {
-  const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
-};
+const policies = () => new Map(processThreads(process.pid).map((t) => [t.tid, t.policy]));
+const policyOf = (tid: number) => policies().get(tid);
 /** The threads `create` started, and their policies just after. */
 function startedBy(create: () => Worker): { thread: Worker; policies: number[] } {
-  const before = tasks();
+  const before = policies();
   const thread = create();
-  const policies = [...tasks()].filter((t) => !before.has(t)).map(policyOf);
-  return { thread, policies };
+  const started = [...policies()].filter(([tid]) => !before.has(tid));
+  return { thread, policies: started.map(([, policy]) => policy) };
 }
 const idleThread = () => new Worker("setTimeout(() => {}, 2000)", { eval: true });
 

@@ -30,8 +30,8 @@ export function lowerThreadPriority(role: string): void {
  * thread starts with its creator's policy, and a processor thread started by an idle worker
  * spent its start (loading the bundle, ~1 s of CPU) at SCHED_IDLE: beside busy processes it
  * never got that far, so it never said its thread id, and the pool could not raise it when
- * the worker was starved (tests/thread-priority.test.ts, ~1 run in 3 under load). Started at
- * normal priority, the new thread lowers itself once it is loaded.
+ * the worker was starved (tests/thread-priority.test.ts timed out with two more busy
+ * processes). Started at normal priority, the new thread lowers itself once it is loaded.
  */
 export function createAtNormalPriority<T>(create: () => T): T {
   const tid = currentThreadId();
@@ -45,13 +45,17 @@ export function createAtNormalPriority<T>(create: () => T): T {
 }
 
 /** Linux's scheduling policy number for SCHED_IDLE (sched(7)). */
-const SCHED_IDLE = 5;
+export const SCHED_IDLE = 5;
+
+/** The fields of a proc(5) `stat` line after the command name (which may hold spaces). */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
 
 /** The calling thread's scheduling policy (field 41 of proc(5)'s stat), or undefined. */
 function ownPolicy(): number | undefined {
   try {
-    const stat = fs.readFileSync("/proc/thread-self/stat", "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+    return Number(statFields(fs.readFileSync("/proc/thread-self/stat", "utf8"))[38]);
   } catch {
     return undefined;
   }

@@ -18,7 +18,7 @@ import { currentThreadId, lowerThreadPriority } from "./thread-priority";
  * runs on the second core while the main thread accepts. Messages in: "wake", "hold" and
  * "release" (worker-pool.ts holds processing while accepting is saturated), "boost" and
  * "unboost" (the pool raised or lowered this thread), "stop"; out:
- * "ready" (with the thread id), "idle" when a batch found the queue empty, "stopped".
+ * "ready" (with the thread id), "idle" when it has caught up with the queue, "stopped".
  */
 async function main(): Promise<void> {
   // The default 16 MB page cache filled up and stayed as RSS without speeding the store
