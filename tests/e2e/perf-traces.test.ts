@@ -93,6 +93,16 @@ beforeAll(async () => {
     30_000,
     "the SDK's transactions",
   );
+  // And the error inside errorTrace, which the trace list counts and the issue links: it is
+  // not stored before the transactions above (a run once listed that trace with 0 errors).
+  await waitFor(
+    async () =>
+      (await server.api<{ title: string }[]>("/api/0/projects/acme/default/issues/")).body.some(
+        (i) => i.title === "Error: card declined for order 7",
+      ),
+    30_000,
+    "the error in errorTrace",
+  );
 }, 180_000);
 
 afterAll(async () => {
@@ -194,6 +204,40 @@ describe("the performance page", () => {
     const bad = await owner.get("/acme/performance?range=5y");
     expect(bad.status).toBe(200);
     expect(bad.body).toMatch(/could not be read \(\s*(<!-- -->)?range/);
+  });
+
+  it("carries project, environment and range to the other sections through the sidebar", async () => {
+    await withPage(browser, "sidebar-selection", async (page) => {
+      await signedIn(page);
+      const selection = { project: "default", environment: "production", range: "7d" };
+      await page.goto(`${server.url}/acme/performance?${new URLSearchParams(selection)}`);
+      const nav = page.getByRole("navigation", { name: "Organization" });
+      // Every section that reads the selection gets it; Projects and Settings do not.
+      for (const section of ["Issues", "Traces", "Logs", "Crons", "Releases", "Stats"]) {
+        const href = await nav
+          .getByRole("link", { name: section, exact: true })
+          .getAttribute("href");
+        const url = new URL(href ?? "", server.url);
+        expect(Object.fromEntries(url.searchParams), section).toEqual(selection);
+      }
+      const projectsHref = await nav
+        .getByRole("link", { name: "Projects", exact: true })
+        .getAttribute("href");
+      expect(new URL(projectsHref ?? "", server.url).search).toBe("");
+      // Followed, the next section shows the same selection in its own filter bar.
+      await nav.getByRole("link", { name: "Logs", exact: true }).click();
+      await page.waitForURL(/\/acme\/logs\?/);
+      const bar = page.getByRole("form", { name: "Page filters" });
+      expect(await bar.locator('select[name="project"]').inputValue()).toBe("default");
+      expect(await bar.locator('input[name="environment"]').inputValue()).toBe("production");
+      expect(await bar.locator('select[name="range"]').inputValue()).toBe("7d");
+      // A non-selection parameter (the performance page's sort) stays behind.
+      await page.goto(`${server.url}/acme/performance?range=24h&sort=p95`);
+      const logsHref = await nav
+        .getByRole("link", { name: "Logs", exact: true })
+        .getAttribute("href");
+      expect(new URL(logsHref ?? "", server.url).search).toBe("?range=24h");
+    });
   });
 
   it("opens a transaction's summary from the table, and a trace from the summary", async () => {
