@@ -221,3 +221,36 @@ describe("scrubbing an event before it is stored", () => {
     expect(stored._meta).toBeUndefined();
   });
 });
+
+describe("an event nested too deep to serialize again", () => {
+  // JSON.parse reads any depth, JSON.stringify recurses: a whole rewrite (here for a timestamp
+  // out of range) of an event with 100,000 levels under `extra` threw RangeError, and the
+  // envelope failed to process (seen by tests/fuzz.test.ts once a case's date went stale).
+  const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+  for (const [what, edit] of [
+    [
+      "a rewrite of the whole event",
+      (e: Loose) => {
+        e.timestamp = 1_000_000;
+      },
+    ],
+    [
+      "a splice of the changed member",
+      (e: Loose) => {
+        e.extra.password = "hunter2hunter2";
+      },
+    ],
+  ] as const) {
+    it(`is stored with the excess depth cut, for ${what}`, () => {
+      const event = httpServerEvent() as Loose;
+      event.extra = { note: "kept" };
+      edit(event);
+      const text = JSON.stringify(event).replace('"extra":{', `"extra":{"deep":${deep(100_000)},`);
+      const { stored } = prepare(text);
+      const parsed = JSON.parse(stored);
+      expect(parsed.extra.note).toBe("kept");
+      expect(JSON.stringify(parsed.extra.deep)).toContain("[…]");
+      expect(stored).not.toContain("hunter2hunter2");
+    });
+  }
+});

@@ -73,7 +73,7 @@ export function spliceChanged(raw: Json, text: string, edit: EventEdit): Splice[
     const value = raw[key];
     const at = locateMember(text, keys, key, shapeOf(value));
     if (!at) return undefined;
-    splices.push({ ...at, json: JSON.stringify(value) });
+    splices.push({ ...at, json: stringifyBounded(value) });
   }
   splices.sort((a, b) => a.start - b.start);
   edit.splices = { members: edit.changed.size, list: splices };
@@ -98,7 +98,7 @@ export function serializeEdited(json: Buffer, text: string, raw: Json, edit: Eve
         configurable: true,
         writable: true,
       });
-    const out = Buffer.from(JSON.stringify(raw));
+    const out = Buffer.from(stringifyBounded(raw));
     if (meta) delete raw._meta;
     return [out];
   }
@@ -116,4 +116,32 @@ export function serializeEdited(json: Buffer, text: string, raw: Json, edit: Eve
   if (meta) parts.push(Buffer.from(`,"_meta":${JSON.stringify(meta)}`));
   parts.push(json.subarray(closeByte));
   return parts;
+}
+
+/**
+ * Below this depth a subtree is written as "[…]" when the value is too deep to serialize.
+ * JSON.parse reads any depth but JSON.stringify recurses: an event with 100,000 levels under
+ * `extra` (normalize.ts bounds what is shown, not the stored bytes) threw RangeError when
+ * it had to be written again, and its envelope failed to process. Only that rare case pays
+ * for the bounded copy.
+ */
+const SERIALIZE_DEPTH = 128;
+
+function stringifyBounded(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return JSON.stringify(cutDepth(value, SERIALIZE_DEPTH));
+  }
+}
+
+function cutDepth(value: unknown, levelsLeft: number): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (levelsLeft === 0) return "[…]";
+  if (Array.isArray(value)) return value.map((v) => cutDepth(v, levelsLeft - 1));
+  // No prototype: a `__proto__` key from JSON.parse stays a key.
+  const out: Json = Object.create(null);
+  for (const [k, v] of Object.entries(value)) out[k] = cutDepth(v, levelsLeft - 1);
+  return out;
 }
