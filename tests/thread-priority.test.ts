@@ -68,7 +68,14 @@ describe.runIf(process.platform === "linux")("processing threads' CPU priority",
         ]),
       );
       try {
-        await new Promise((r) => setTimeout(r, 1000)); // until both spin
+        // Until both spin: a CI run whose hogs had not yet taken the CPU stored everything as
+        // it came, so the worker was never starved and never raised.
+        const cpuMs = (pid: number) => processThreads(pid).reduce((n, t) => n + t.cpuUs, 0) / 1000;
+        await waitFor(
+          () => hogs.every((h) => cpuMs(h.pid as number) >= 500),
+          15_000,
+          "both busy processes spinning",
+        );
         const key = new URL(server.dsn).username;
         const project = new URL(server.dsn).pathname.slice(1);
         const base = realNodeErrorEvent();
