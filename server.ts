@@ -17,6 +17,7 @@ import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
 import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
 import { isBuiltSourceMap } from "./src/server/static-maps";
+import { logUnhandledRejections } from "./src/server/unhandled-rejections";
 import { type NextHandler, webHandler } from "./src/server/web-handler";
 import { WebThread } from "./src/server/web-thread-host";
 import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
@@ -30,6 +31,7 @@ import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 async function main(): Promise<void> {
+  logUnhandledRejections("server");
   const config = env();
   const role = config.FAULTLINE_ROLE;
   const runsIngest = role === "all" || role === "ingest";

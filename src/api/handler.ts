@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { Scope } from "../auth/permissions";
 import type { Db } from "../db/connection";
 import { getDb } from "../db/connection";
+import { logDbFailure } from "../db/failure-log";
+import { isTransientDbError } from "../db/transient-errors";
 import { AppError, isAppError } from "../errors";
 import { ApiAccess, authenticateApi, type OrgGrant } from "./access";
 
@@ -68,6 +70,14 @@ export function orgApiRoute<S extends z.ZodType<{ org: string }>>(
 
 export function errorResponse(err: unknown): Response {
   if (isAppError(err)) return Response.json({ detail: err.message }, { status: err.status });
+  // The database away (a restart, a failover): the request may succeed in a moment.
+  if (isTransientDbError(err)) {
+    logDbFailure("[api] database unavailable", err);
+    return Response.json(
+      { detail: "the database is unavailable; retry later" },
+      { status: 503, headers: { "Retry-After": "5" } },
+    );
+  }
   console.error("[api] unexpected error:", err);
   return Response.json({ detail: "internal error" }, { status: 500 });
 }
