@@ -208,6 +208,10 @@ async function expectAllStored(database: string, load: Load, projectId: number):
     `select coalesce(sum(times_seen), 0)::int as seen from issues where project_id = ${projectId}`,
   );
   expect(sums?.seen).toBe(rows.length);
+  const refused = load.answers.filter((a) => a.status === 503).length;
+  console.log(
+    `[pg-restart] ${database}: ${acknowledged.length} acknowledged and all stored, ${refused} refused with 503`,
+  );
 }
 
 function projectOf(server: RunningServer): number {
