@@ -54,7 +54,7 @@ class Load {
   private running = true;
   private readonly senders: Promise<void>[];
 
-  constructor(server: RunningServer, senders = 4) {
+  constructor(server: RunningServer, senders = 6) {
     const dsn = new URL(server.dsn);
     const url = `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
     this.senders = Array.from({ length: senders }, (_, n) => this.send(url, n));
@@ -86,7 +86,7 @@ class Load {
         retryAfter,
         eventId: event.event_id as string,
       });
-      await new Promise((r) => setTimeout(r, status === 200 ? 5 : 100));
+      await new Promise((r) => setTimeout(r, status === 200 ? 2 : 100));
     }
   }
 
