@@ -6,6 +6,7 @@ import { resolveClientIp } from "./src/auth/client-ip";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
+import { untilAvailable } from "./src/db/until-available";
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from "./src/db/wal-checkpointer";
 import { env } from "./src/env";
 import { handleIngest } from "./src/ingest/accept/handle-ingest";
@@ -45,9 +46,9 @@ async function main(): Promise<void> {
     sqliteAutoCheckpointPages: runsWorkers ? FALLBACK_AUTOCHECKPOINT_PAGES : undefined,
   });
   setDb(db);
-  const applied = await migrateToLatest(db);
+  const applied = await untilAvailable("migrations", () => migrateToLatest(db));
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);
-  const { defaultKey } = await bootstrap(db);
+  const { defaultKey } = await untilAvailable("defaults", () => bootstrap(db));
   // Faultline's own browser source maps, built beside the chunks, for its `faultline` project.
   try {
     const started = Date.now();

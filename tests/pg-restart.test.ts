@@ -277,6 +277,27 @@ describe.runIf(usable)("PostgreSQL restarts, crashes and outages under load", ()
     expectAlive(server, pid);
   }, 180_000);
 
+  it("role all: started while the database is down, waits for it and then serves", async () => {
+    const db = cluster as PgCluster;
+    const url = await db.createDatabase("survive_start");
+    db.stop("fast");
+    let starting: Promise<RunningServer> | undefined;
+    try {
+      starting = start("all", url);
+      // Before: the migrations' ECONNREFUSED ended the process ("server exited early").
+      await sleep(4000);
+    } finally {
+      db.start();
+    }
+    const server = await starting;
+    expect(server.logs()).toMatch(/\[db\] migrations: waiting for the database: .*ECONNREFUSED/);
+    const load = new Load(server, 2);
+    await waitFor(() => load.acknowledged().length >= 20, 30_000, "load to be accepted");
+    await load.stop();
+    await expectAllStored("survive_start", load, projectOf(server));
+    expectAlive(server, server.process.pid);
+  }, 120_000);
+
   it("role all: a worker's session killed by pg_terminate_backend mid-transaction", async () => {
     const db = cluster as PgCluster;
     const url = await db.createDatabase("survive_kill");
