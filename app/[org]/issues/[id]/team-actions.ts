@@ -18,33 +18,36 @@ import { publicBaseUrl } from "@/src/projects/base-url";
 
 /** Assignment and comments from the issue page; every one checks the role again. */
 export async function assign(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return runOrgAction(formData, "issues.write", assignSchema, async ({ org, user }, input) => {
-    const result = await assignIssue(
-      getDb(),
-      org.id,
-      input.issueId,
-      user.id,
-      input.assignee || null,
-    );
-    const path = `/${org.slug}/issues/${input.issueId}`;
-    const url = `${publicBaseUrl(await headers())}${path}`;
-    // Mail goes out after the answer: a slow or absent mail server never holds the page.
-    after(() => notifyAssignee(result, user, url));
-    revalidatePath(path);
-    return {
-      ok: true,
-      message: result.assignee
-        ? `Assigned to ${result.assignee.name || result.assignee.email}.`
-        : "Unassigned.",
-    };
-  });
+  return runOrgAction(
+    formData,
+    { name: "assign", need: "issues.write", schema: assignSchema },
+    async ({ org, user }, input) => {
+      const result = await assignIssue(
+        getDb(),
+        org.id,
+        input.issueId,
+        user.id,
+        input.assignee || null,
+      );
+      const path = `/${org.slug}/issues/${input.issueId}`;
+      const url = `${publicBaseUrl(await headers())}${path}`;
+      // Mail goes out after the answer: a slow or absent mail server never holds the page.
+      after(() => notifyAssignee(result, user, url));
+      revalidatePath(path);
+      return {
+        ok: true,
+        message: result.assignee
+          ? `Assigned to ${result.assignee.name || result.assignee.email}.`
+          : "Unassigned.",
+      };
+    },
+  );
 }
 
 export async function addComment(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return runOrgAction(
     formData,
-    "issues.write",
-    addCommentSchema,
+    { name: "addComment", need: "issues.write", schema: addCommentSchema },
     async ({ org, user, role }, input) => {
       await comments.addComment(
         getDb(),
@@ -62,8 +65,7 @@ export async function addComment(_prev: ActionState, formData: FormData): Promis
 export async function editComment(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return runOrgAction(
     formData,
-    "issues.write",
-    editCommentSchema,
+    { name: "editComment", need: "issues.write", schema: editCommentSchema },
     async ({ org, user, role }, input) => {
       await comments.editComment(
         getDb(),
@@ -82,8 +84,7 @@ export async function editComment(_prev: ActionState, formData: FormData): Promi
 export async function deleteComment(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return runOrgAction(
     formData,
-    "issues.write",
-    deleteCommentSchema,
+    { name: "deleteComment", need: "issues.write", schema: deleteCommentSchema },
     async ({ org, user, role }, input) => {
       await comments.deleteComment(getDb(), org.id, input.issueId, input.commentId, {
         userId: user.id,
