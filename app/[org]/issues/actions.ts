@@ -44,7 +44,12 @@ const SaveForm = z.object({
 export async function saveSearch(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return runOrgAction(
     formData,
-    { name: "saveSearch", need: "org.read", schema: SaveForm },
+    {
+      name: "saveSearch",
+      // Anyone may keep a search for themselves; sharing it with everyone is a setting.
+      need: (input) => (input.shared === "on" ? "org.write" : "org.read"),
+      schema: SaveForm,
+    },
     async (ctx, input) => {
       const parsed = SavedSearchInput.safeParse({ ...input, shared: input.shared === "on" });
       if (!parsed.success)

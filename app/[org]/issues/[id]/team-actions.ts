@@ -4,6 +4,7 @@ import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { after } from "next/server";
 import { type ActionState, runOrgAction } from "@/src/auth/org-action";
+import { can, type Role } from "@/src/auth/permissions";
 import { getDb } from "@/src/db/connection";
 import { assignIssue } from "@/src/issues/assignment";
 import { notifyAssignee } from "@/src/issues/assignment-mail";
@@ -15,6 +16,11 @@ import {
   editCommentSchema,
 } from "@/src/issues/team-schemas";
 import { publicBaseUrl } from "@/src/projects/base-url";
+
+/** Those who may delete issues (admins, owners) may delete anyone's comment. */
+function commentActor(userId: string, role: Role): comments.CommentActor {
+  return { userId, mayDeleteAny: can(role, "issues.delete") };
+}
 
 /** Assignment and comments from the issue page; every one checks the role again. */
 export async function assign(_prev: ActionState, formData: FormData): Promise<ActionState> {
@@ -53,7 +59,7 @@ export async function addComment(_prev: ActionState, formData: FormData): Promis
         getDb(),
         org.id,
         input.issueId,
-        { userId: user.id, role },
+        commentActor(user.id, role),
         input.text,
       );
       revalidatePath(`/${org.slug}/issues/${input.issueId}`);
@@ -72,7 +78,7 @@ export async function editComment(_prev: ActionState, formData: FormData): Promi
         org.id,
         input.issueId,
         input.commentId,
-        { userId: user.id, role },
+        commentActor(user.id, role),
         input.text,
       );
       revalidatePath(`/${org.slug}/issues/${input.issueId}`);
@@ -86,10 +92,13 @@ export async function deleteComment(_prev: ActionState, formData: FormData): Pro
     formData,
     { name: "deleteComment", need: "issues.write", schema: deleteCommentSchema },
     async ({ org, user, role }, input) => {
-      await comments.deleteComment(getDb(), org.id, input.issueId, input.commentId, {
-        userId: user.id,
-        role,
-      });
+      await comments.deleteComment(
+        getDb(),
+        org.id,
+        input.issueId,
+        input.commentId,
+        commentActor(user.id, role),
+      );
       revalidatePath(`/${org.slug}/issues/${input.issueId}`);
       return { ok: true, message: "Comment deleted." };
     },

@@ -1,11 +1,20 @@
 import { getAuth } from "@/src/auth/auth";
+import { unsafeRedirectParam } from "@/src/auth/redirect-params";
 import { handleSsoCallback } from "@/src/sso/route";
 
 /**
  * better-auth's own endpoints (session, sign-out, password change, …) under /api/auth/; an
- * organization's single sign-on callback goes to its own instance (src/sso/).
+ * organization's single sign-on callback goes to its own instance (src/sso/). A redirect
+ * parameter that could leave this site is refused before either sees it.
  */
 async function handler(request: Request): Promise<Response> {
+  const unsafe = await unsafeRedirectParam(request);
+  if (unsafe) {
+    return Response.json(
+      { message: `${unsafe} must be a path on this site`, code: "INVALID_REDIRECT" },
+      { status: 400 },
+    );
+  }
   return (await handleSsoCallback(request)) ?? (await getAuth()).handler(request);
 }
 
