@@ -1,10 +1,11 @@
+import http from "node:http";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actionId, actionRedirect, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
 import { buildEnvelope, realNodeErrorEvent, variant } from "../helpers/envelopes";
 import { EVIL_HOST, HOSTILE_REDIRECTS, staysOn } from "../helpers/hostile-redirects";
-import { type RunningServer, startServer, waitFor } from "../helpers/server";
+import { API_TOKEN, type RunningServer, startServer, waitFor } from "../helpers/server";
 
 /**
  * The two attacks of issue 41, in Chromium and over HTTP against the production build:
@@ -198,4 +199,98 @@ describe("redirect targets", () => {
       await screenshot(page, "security-next-redirect");
     });
   });
+});
+
+describe("the REST API's weaker spots", () => {
+  async function apiFetch(path: string, init: RequestInit & { session?: Client; token?: string }) {
+    const headers = new Headers(init.headers);
+    if (init.token) headers.set("authorization", `Bearer ${init.token}`);
+    if (init.session) {
+      headers.set("cookie", [...init.session.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+      headers.set("origin", server.url);
+    }
+    return fetch(`${server.url}${path}`, { ...init, headers });
+  }
+
+  it("deleting another person's comment needs event:admin in the token, not only an admin's role", async () => {
+    const member = new Client(server.url);
+    await member.action("/sign-in", ACTIONS.signIn(), {
+      email: "member@example.com",
+      password: memberPassword,
+    });
+    const [issue] = await issues();
+    const comment = async () => {
+      const res = await apiFetch(`/api/0/issues/${issue?.id}/comments/`, {
+        method: "POST",
+        session: member,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "the member's note" }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const created = await apiFetch("/api/0/api-tokens/", {
+      method: "POST",
+      session: owner,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "triage", scopes: ["event:read", "event:write"] }),
+    });
+    expect(created.status).toBe(201);
+    const { token } = (await created.json()) as { token: string };
+    const noteId = await comment();
+    const byToken = await apiFetch(`/api/0/issues/${issue?.id}/comments/${noteId}/`, {
+      method: "DELETE",
+      token,
+    });
+    expect(byToken.status).toBe(403);
+    // The owner's own session (every scope) may, as the page's Delete button does.
+    const bySession = await apiFetch(`/api/0/issues/${issue?.id}/comments/${noteId}/`, {
+      method: "DELETE",
+      session: owner,
+    });
+    expect(bySession.status).toBe(204);
+  });
+
+  it("an API body over 64 KiB is refused as it streams in, not read whole first", async () => {
+    const [issue] = await issues();
+    const url = new URL(`/api/0/issues/${issue?.id}/comments/`, server.url);
+    let sent = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      let answered = false;
+      const req = http.request(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${API_TOKEN}`,
+          "content-type": "application/json",
+          "transfer-encoding": "chunked",
+        },
+      });
+      // An endless body: 16 KiB every 20 ms, up to 50 MiB, while the answer is awaited.
+      const chunk = "a".repeat(16 * 1024);
+      const timer = setInterval(() => {
+        if (sent > 50 * 1024 * 1024) {
+          clearInterval(timer);
+          req.end('"}');
+          return;
+        }
+        sent += chunk.length;
+        req.write(chunk);
+      }, 20);
+      req.on("response", (res) => {
+        answered = true;
+        clearInterval(timer);
+        res.resume();
+        req.destroy();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", (err) => {
+        clearInterval(timer);
+        if (!answered) reject(err);
+      });
+      req.write('{"text":"');
+    });
+    expect(status).toBe(413);
+    // Answered after about 64 KiB, long before the 50 MiB the client would have sent.
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { getAuth } from "@/src/auth/auth";
-import { unsafeRedirectParam } from "@/src/auth/redirect-params";
+import { refuseUnsafeRedirect } from "@/src/auth/redirect-params";
 import { handleSsoCallback } from "@/src/sso/route";
 
 /**
@@ -8,14 +8,11 @@ import { handleSsoCallback } from "@/src/sso/route";
  * parameter that could leave this site is refused before either sees it.
  */
 async function handler(request: Request): Promise<Response> {
-  const unsafe = await unsafeRedirectParam(request);
-  if (unsafe) {
-    return Response.json(
-      { message: `${unsafe} must be a path on this site`, code: "INVALID_REDIRECT" },
-      { status: 400 },
-    );
-  }
-  return (await handleSsoCallback(request)) ?? (await getAuth()).handler(request);
+  return (
+    (await refuseUnsafeRedirect(request)) ??
+    (await handleSsoCallback(request)) ??
+    (await getAuth()).handler(request)
+  );
 }
 
 export const GET = handler;
