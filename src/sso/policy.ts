@@ -20,7 +20,6 @@ export async function validateSsoUser(
   db: Db,
   config: SsoConfig,
   user: { id?: unknown; email?: unknown },
-  source: { action: string },
 ): Promise<{ error: string; errorDescription: string } | undefined> {
   const email = typeof user.email === "string" ? user.email : undefined;
   if (!domainAllowed(config, email)) {

@@ -43,7 +43,7 @@ function build(db: Db, config: SsoConfig, baseURL: string | undefined) {
         // decided by validateSsoUser (domain allowed, no other organization's access at stake).
         accountLinking: { enabled: true, requireLocalEmailVerified: false },
       },
-      user: { validateUserInfo: ({ user, source }) => validateSsoUser(db, config, user, source) },
+      user: { validateUserInfo: ({ user }) => validateSsoUser(db, config, user) },
       databaseHooks: {
         session: { create: { after: (session) => grantSsoMembership(db, config, session.userId) } },
       },
