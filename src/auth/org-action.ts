@@ -49,6 +49,8 @@ export async function orgActionInput<S extends z.ZodType>(
   formData: FormData,
   spec: OrgActionSpec<S>,
 ): Promise<OrgActionInput<S>> {
+  // Membership only, so a refusal below can be recorded in this organization; a second `org`
+  // field is a repeated field like any other.
   const org = formData.get("org");
   const ctx = await withOrg(typeof org === "string" ? org : "", { need: "org.read" });
   const form = readForm(formData, spec.lists);
