@@ -17,7 +17,9 @@ export async function readBounded(request: Request, limit: number): Promise<Buff
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel();
+      // Not awaited: cancelling one branch of a cloned request settles only when the other
+      // branch is cancelled too, and the answer must not wait for that.
+      reader.cancel().catch(() => undefined);
       throw new AppError("payload_too_large", `request over ${limit} bytes`);
     }
     parts.push(Buffer.from(value));
