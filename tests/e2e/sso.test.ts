@@ -77,8 +77,9 @@ async function ssoSignIn(
   email: string,
   loginAs = email,
   waitBack = true,
+  next?: string,
 ): Promise<void> {
-  await page.goto(`${server.url}/sign-in`);
+  await page.goto(`${server.url}/sign-in${next === undefined ? "" : `?next=${next}`}`);
   await page.getByLabel("Work email").fill(email);
   await page.getByRole("button", { name: "Sign in with SSO" }).click();
   const login = page.locator('input[name="login"]');
@@ -201,6 +202,18 @@ describe("single sign-on with OpenID Connect", () => {
     });
     const members = await owner.get("/acme/settings/members");
     expect(members.body).not.toContain("mallory@evil.example");
+  });
+
+  it("carries `next` through the provider only as a path of this site", async () => {
+    await withPage(browser, "sso-next-hostile", async (page) => {
+      await ssoSignIn(page, "bob@corp.example", undefined, true, "%2F%09%2Fevil.example");
+      await page.waitForURL(`${server.url}/acme/issues`);
+      expect(new URL(page.url()).origin).toBe(server.url);
+    });
+    await withPage(browser, "sso-next-path", async (page) => {
+      await ssoSignIn(page, "bob@corp.example", undefined, true, "%2Facme%2Ffeedback");
+      await page.waitForURL(`${server.url}/acme/feedback`);
+    });
   });
 
   it("refuses a callback with a forged state, and one replayed in another browser", async () => {
