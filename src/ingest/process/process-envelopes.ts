@@ -19,6 +19,7 @@ import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import { prepareEvent } from "./prepare-event";
 import { type ProjectProcessing, processingFor, type SettingsByProject } from "./project-settings";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
+import { parseRepaired } from "./repair";
 import { searchTerms } from "./search-terms";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
@@ -150,7 +151,7 @@ export function summarize(event: NormalizedEvent): EventSummary {
 
 function parseJson(payload: Buffer): unknown {
   try {
-    return JSON.parse(payload.toString("utf8"));
+    return parseRepaired(payload.toString("utf8"));
   } catch {
     return undefined;
   }
