@@ -38,7 +38,9 @@ export const MAX_STORABLE_NUMBER = Number.MAX_SAFE_INTEGER;
 const SUSPECT_JSON = /\\u(?:00[01]|d[89a-f])|\\[bf]|[:,[]\s*-?(?:\d{16}|\d[\d.]*e\+?\d\d)/i;
 
 /** Control characters text keeps none of, except tab, line feed and carriage return. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL_ALL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
 
 export function mayNeedRepair(jsonText: string): boolean {
