@@ -17,6 +17,7 @@ export interface Database {
   outcomes: OutcomeTable;
   ingest_queue: IngestQueueTable;
   worker_state: WorkerStateTable;
+  dead_letters: DeadLetterTable;
   spans: SpanTable;
   trace_summaries: TraceSummaryTable;
   log_items: LogItemTable;
@@ -196,6 +197,19 @@ export interface IngestQueueTable {
 export interface WorkerStateTable {
   name: string;
   value: number;
+}
+
+/** A queued envelope the store stage failed to write even alone (026-dead-letters.ts). */
+export interface DeadLetterTable {
+  id: Generated<number>;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  kind: string;
+  body: Buffer;
+  error: string;
+  attempts: number;
+  failed_at: number;
 }
 
 /** One span: the segment of a transaction, its child spans, or a streamed span. */

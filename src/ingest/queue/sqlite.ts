@@ -1,7 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
+import type { Transaction } from "kysely";
 import type { Db } from "../../db/connection";
+import type { Database } from "../../db/schema";
 import { env } from "../../env";
+import { writeInHalves } from "./failed-batch";
 import { GroupCommit } from "./group-commit";
 import { encodeRecords, RECORD_HEADER_BYTES, readRecords, scanRecords } from "./log";
 import { BATCH_BYTES, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
@@ -216,7 +219,7 @@ export async function openSqliteQueue(db: Db) {
       };
 
       return {
-        async processBatch(limit, prepare, write) {
+        async processBatch(limit, prepare, write, prepareAgain) {
           releaseDone();
           const from = claimed;
           const start = from.at ?? seek(from.id);
@@ -244,14 +247,27 @@ export async function openSqliteQueue(db: Db) {
             await turn;
             if (done !== from)
               throw new Error("an earlier batch failed; its envelopes are retried first");
-            await db.kysely.transaction().execute(async (trx) => {
-              await write(prepared, trx);
-              await trx
+            const markDone = (trx: Transaction<Database>) =>
+              trx
                 .insertInto("worker_state")
                 .values({ name: MARK, value: last.id })
                 .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
                 .execute();
-            });
+            try {
+              await db.kysely.transaction().execute(async (trx) => {
+                await write(prepared, trx);
+                await markDone(trx);
+              });
+            } catch (failure) {
+              // Rolled back; written again in parts, in a transaction of its own.
+              await db.kysely.transaction().execute(async (trx) => {
+                await writeInHalves(batch.records, failure, trx, {
+                  prepare: prepareAgain ?? prepare,
+                  write,
+                });
+                await markDone(trx);
+              });
+            }
             done = to;
             return batch.records.length;
           } catch (err) {

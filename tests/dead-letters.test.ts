@@ -1,0 +1,168 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bootstrap } from "../src/db/bootstrap";
+import type { Db } from "../src/db/connection";
+import {
+  openQueueReader,
+  openQueueWriter,
+  type QueueReader,
+  type QueueWriter,
+} from "../src/ingest/queue/queue";
+import { IngestWorker } from "../src/ingest/workers/ingest-worker";
+import { replayDeadLetters } from "../src/ingest/workers/replay-dead-letters";
+import { type TestDatabase, testDialects } from "./helpers/databases";
+import { buildEnvelope, newEventId, realNodeErrorEvent, variant } from "./helpers/envelopes";
+
+/**
+ * A store-stage failure in one envelope of a batch (issue 42), injected as a real fault: a
+ * database trigger that refuses one event_id. The batch is written in halves, the other
+ * envelopes are stored once, the bad one goes to dead_letters with an `invalid` outcome, and
+ * replaying it once the trigger is gone stores it once. Before the split, the whole batch
+ * failed on every retry and nothing behind it was stored.
+ */
+const dialects = await testDialects();
+
+describe.each(dialects)("dead letters on $name", ({ name, create }) => {
+  let database: TestDatabase;
+  let db: Db;
+  let writer: QueueWriter;
+  let reader: QueueReader;
+  let projectId: number;
+  const base = realNodeErrorEvent();
+
+  beforeAll(async () => {
+    database = await create();
+    db = await database.open();
+    projectId = (await bootstrap(db)).defaultKey.projectId;
+    writer = await openQueueWriter(db);
+    reader = await openQueueReader(db);
+  });
+
+  afterAll(async () => {
+    await writer?.close();
+    await reader?.close();
+    await db?.close();
+    await database?.drop();
+  });
+
+  const refuse = async (eventId: string) => {
+    if (name === "sqlite") {
+      await sql
+        .raw(`CREATE TRIGGER refuse_one BEFORE INSERT ON events WHEN NEW.event_id = '${eventId}'
+          BEGIN SELECT RAISE(ABORT, 'injected store failure'); END`)
+        .execute(db.kysely);
+      return;
+    }
+    await sql
+      .raw(`CREATE FUNCTION refuse_one() RETURNS trigger AS $$
+        BEGIN
+          IF NEW.event_id = '${eventId}' THEN RAISE EXCEPTION 'injected store failure'; END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql`)
+      .execute(db.kysely);
+    await sql
+      .raw(
+        "CREATE TRIGGER refuse_one BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_one()",
+      )
+      .execute(db.kysely);
+  };
+  const allow = () =>
+    sql
+      .raw(name === "sqlite" ? "DROP TRIGGER refuse_one" : "DROP TRIGGER refuse_one ON events")
+      .execute(db.kysely);
+
+  it("stores 499 of a 500-envelope batch once, dead-letters the one, and replays it once fixed", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      const event = variant(base, { path: `dl${i % 10}`, user: `u${i}` });
+      ids.push(event.event_id as string);
+      await writer.enqueue({
+        projectId,
+        keyId: 1,
+        receivedAt: Date.now(),
+        kind: "envelope",
+        body: buildEnvelope([{ type: "event", payload: event }]),
+      });
+    }
+    const bad = ids[317] as string;
+    await refuse(bad);
+    const worker = new IngestWorker(reader, { batchSize: 500 });
+    // One batch of all 500: it resolves (the bad envelope no longer fails it).
+    expect(await worker.runOnce()).toBe(500);
+    expect(await reader.depth()).toBe(0);
+
+    const stored = await db.kysely
+      .selectFrom("events")
+      .select(["event_id"])
+      .where("project_id", "=", projectId)
+      .execute();
+    expect(stored.length).toBe(499);
+    expect(new Set(stored.map((r) => r.event_id)).size).toBe(499);
+    expect(stored.some((r) => r.event_id === bad)).toBe(false);
+    const seen = await db.kysely
+      .selectFrom("issues")
+      .select((eb) => eb.fn.sum<number>("times_seen").as("n"))
+      .where("project_id", "=", projectId)
+      .executeTakeFirstOrThrow();
+    expect(Number(seen.n)).toBe(499);
+
+    const letters = await db.kysely.selectFrom("dead_letters").selectAll().execute();
+    expect(letters.length).toBe(1);
+    expect(letters[0]?.error).toContain("injected store failure");
+    expect(Buffer.from(letters[0]?.body as Buffer).toString()).toContain(bad);
+    const outcome = async (outcome: string, reason: string) =>
+      Number(
+        (
+          await db.kysely
+            .selectFrom("outcomes")
+            .select((eb) => eb.fn.sum<number>("quantity").as("n"))
+            .where("project_id", "=", projectId)
+            .where("category", "=", "error")
+            .where("outcome", "=", outcome)
+            .where("reason", "=", reason)
+            .executeTakeFirstOrThrow()
+        ).n ?? 0,
+      );
+    expect(await outcome("invalid", "internal_error")).toBe(1);
+    expect(await outcome("accepted", "")).toBe(499);
+
+    // Still failing: the replay keeps it, with one more attempt.
+    const early = await replayDeadLetters(db);
+    expect(early).toMatchObject({ replayed: 0, failed: [{ id: Number(letters[0]?.id) }] });
+    await allow();
+    expect(await replayDeadLetters(db)).toEqual({ replayed: 1, failed: [] });
+    expect(await replayDeadLetters(db)).toEqual({ replayed: 0, failed: [] });
+    const after = await db.kysely
+      .selectFrom("events")
+      .select("event_id")
+      .where("event_id", "=", bad)
+      .execute();
+    expect(after.length).toBe(1);
+    expect(await db.kysely.selectFrom("dead_letters").selectAll().execute()).toEqual([]);
+    expect(await outcome("accepted", "")).toBe(500);
+  });
+
+  it("keeps retrying a batch whole while the database is gone, without dead-lettering", async () => {
+    const event = variant(base, { path: "gone" });
+    await writer.enqueue({
+      projectId,
+      keyId: 1,
+      receivedAt: Date.now(),
+      kind: "envelope",
+      body: buildEnvelope([{ type: "event", payload: { ...event, event_id: newEventId() } }]),
+    });
+    const gone = Object.assign(new Error("Connection terminated unexpectedly"), {});
+    const failing = reader.processBatch(
+      10,
+      (envs) => envs,
+      async () => {
+        throw gone;
+      },
+    );
+    await expect(failing).rejects.toBe(gone);
+    expect(await reader.depth()).toBe(1);
+    expect(await db.kysely.selectFrom("dead_letters").selectAll().execute()).toEqual([]);
+    const worker = new IngestWorker(reader, { batchSize: 10 });
+    expect(await worker.drain()).toBe(1);
+  });
+});
