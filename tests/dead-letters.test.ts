@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
@@ -10,8 +12,10 @@ import {
 } from "../src/ingest/queue/queue";
 import { IngestWorker } from "../src/ingest/workers/ingest-worker";
 import { replayDeadLetters } from "../src/ingest/workers/replay-dead-letters";
+import { orgDeadLetters, replayOrgDeadLetters } from "../src/stats/dead-letters";
 import { type TestDatabase, testDialects } from "./helpers/databases";
 import { buildEnvelope, newEventId, realNodeErrorEvent, variant } from "./helpers/envelopes";
+import { ROOT } from "./helpers/server";
 
 /**
  * A store-stage failure in one envelope of a batch (issue 42), injected as a real fault: a
@@ -126,11 +130,27 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
     expect(await outcome("invalid", "internal_error")).toBe(1);
     expect(await outcome("accepted", "")).toBe(499);
 
+    // What the stats page shows the organization's admins, and no other organization.
+    const { organization_id: orgId } = await db.kysely
+      .selectFrom("projects")
+      .select("organization_id")
+      .where("id", "=", projectId)
+      .executeTakeFirstOrThrow();
+    const shown = await orgDeadLetters(db, Number(orgId));
+    expect(shown.total).toBe(1);
+    expect(shown.rows[0]).toMatchObject({ kind: "envelope", attempts: 2 });
+    expect(shown.rows[0]?.error).toContain("injected store failure");
+    expect((await orgDeadLetters(db, Number(orgId) + 1000)).total).toBe(0);
+    expect(await replayOrgDeadLetters(db, Number(orgId) + 1000)).toEqual({
+      replayed: 0,
+      failed: [],
+    });
+
     // Still failing: the replay keeps it, with one more attempt.
     const early = await replayDeadLetters(db);
     expect(early).toMatchObject({ replayed: 0, failed: [{ id: Number(letters[0]?.id) }] });
     await allow();
-    expect(await replayDeadLetters(db)).toEqual({ replayed: 1, failed: [] });
+    expect(await replayOrgDeadLetters(db, Number(orgId))).toEqual({ replayed: 1, failed: [] });
     expect(await replayDeadLetters(db)).toEqual({ replayed: 0, failed: [] });
     const after = await db.kysely
       .selectFrom("events")
@@ -164,5 +184,39 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
     expect(await db.kysely.selectFrom("dead_letters").selectAll().execute()).toEqual([]);
     const worker = new IngestWorker(reader, { batchSize: 10 });
     expect(await worker.drain()).toBe(1);
+  });
+
+  it("are listed and replayed by `npm run admin -- queue replay-dead-letters`", async () => {
+    const admin = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(ROOT, "dist/admin.js"), ...args], {
+        env: { ...process.env, DATABASE_URL: database.url },
+        encoding: "utf8",
+      });
+    expect(admin("--help").stdout).toContain("queue replay-dead-letters");
+    const event = { ...variant(base, { path: "cli" }), event_id: newEventId() };
+    await db.kysely
+      .insertInto("dead_letters")
+      .values({
+        project_id: projectId,
+        key_id: 1,
+        received_at: Date.now(),
+        kind: "envelope",
+        body: buildEnvelope([{ type: "event", payload: event }]),
+        error: "XX000: a bug since fixed",
+        attempts: 2,
+        failed_at: Date.now(),
+      })
+      .execute();
+    expect(admin("queue", "dead-letters").stdout).toContain("a bug since fixed");
+    const replay = admin("queue", "replay-dead-letters");
+    expect(replay.stdout).toContain("replayed: 1, failed again: 0");
+    expect(replay.status).toBe(0);
+    const stored = await db.kysely
+      .selectFrom("events")
+      .select("event_id")
+      .where("event_id", "=", event.event_id as string)
+      .execute();
+    expect(stored.length).toBe(1);
+    expect(admin("queue", "dead-letters").stdout).toContain("no dead letters");
   });
 });
