@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { metaErrors } from "../../events/meta";
+import { prepareEvent } from "./prepare-event";
+import { processingFor } from "./project-settings";
 import { MAX_STORABLE_NUMBER, mayNeedRepair, parseRepaired, repairJson } from "./repair";
 
 describe("repair", () => {
@@ -50,5 +53,36 @@ describe("repair", () => {
     // it (a false positive) but the walk changes nothing.
     expect(parseRepaired(clean)).toEqual(JSON.parse(clean));
     expect(mayNeedRepair(JSON.stringify({ a: "plain", t: 1732800000.5, id: 12345 }))).toBe(false);
+  });
+});
+
+describe("repair of an event (prepare-event.ts)", () => {
+  it("stores the repaired bytes with a _meta note the event page reads", () => {
+    const text = `{"event_id":"${"a".repeat(32)}","release":"1.0\\u0000x","extra":{"n":1e400},"message":"ok"}`;
+    const prepared = prepareEvent(
+      Buffer.from(text),
+      { receivedAt: Date.now(), sentAt: undefined },
+      processingFor(1, undefined),
+    );
+    if (prepared.kind !== "event") throw new Error(prepared.kind);
+    const stored = JSON.parse(
+      (Array.isArray(prepared.json) ? Buffer.concat(prepared.json) : prepared.json).toString(),
+    );
+    expect(stored.release).toBe("1.0x");
+    expect(stored.extra.n).toBe(MAX_STORABLE_NUMBER);
+    expect(metaErrors(stored._meta)).toEqual([
+      { type: "invalid_data", name: "release", value: expect.stringMatching(/control characters/) },
+      { type: "invalid_data", name: "extra.n", value: expect.stringMatching(/out of range/) },
+    ]);
+  });
+
+  it("leaves a clean event's bytes as they were sent", () => {
+    const sent = Buffer.from(`{"event_id":"${"b".repeat(32)}","release":"1.0","message":"a\\nb"}`);
+    const prepared = prepareEvent(
+      sent,
+      { receivedAt: Date.now(), sentAt: undefined },
+      processingFor(1, undefined),
+    );
+    expect(prepared.kind === "event" && prepared.json).toBe(sent);
   });
 });
