@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../src/db/connection";
 import { postgresAvailable, postgresDatabase, type TestDatabase } from "./helpers/databases";
@@ -571,4 +572,78 @@ describe.each(runs)("poison corpus on $name", ({ processors, postgres }) => {
     expect(await cases[0]?.stored(db)).toBe(true);
     expect(worker.logs()).not.toMatch(/invalid byte sequence|batch failed|dead_letters/);
   }, 120_000);
+
+  it("dead-letters an envelope the database refuses and stores the ones around it", async () => {
+    if (!server || !worker || !db) throw new Error("the corpus test starts the servers");
+    const refused = newEventId();
+    // A real store-stage fault, for this one event only.
+    if (postgres) {
+      await sql
+        .raw(`CREATE FUNCTION refuse_one() RETURNS trigger AS $$
+          BEGIN
+            IF NEW.event_id = '${refused}' THEN RAISE EXCEPTION 'injected store failure'; END IF;
+            RETURN NEW;
+          END $$ LANGUAGE plpgsql`)
+        .execute(db.kysely);
+      await sql
+        .raw(
+          "CREATE TRIGGER refuse_one BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_one()",
+        )
+        .execute(db.kysely);
+    } else {
+      await sql
+        .raw(`CREATE TRIGGER refuse_one BEFORE INSERT ON events WHEN NEW.event_id = '${refused}'
+          BEGIN SELECT RAISE(ABORT, 'injected store failure'); END`)
+        .execute(db.kysely);
+    }
+    const dsn = new URL(server.dsn);
+    const url = `${server.url}/api/${dsn.pathname.slice(1)}/envelope/?sentry_key=${dsn.username}`;
+    const ids = Array.from({ length: 30 }, () => newEventId());
+    ids[11] = refused;
+    // Concurrent requests, so the refused event shares its batch with others.
+    await Promise.all(
+      ids.map(async (id) => {
+        const event = { ...variant(base, { path: "around" }), event_id: id };
+        const res = await fetch(url, {
+          method: "POST",
+          body: new Uint8Array(buildEnvelope([{ type: "event", payload: event }])),
+        });
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+      }),
+    );
+    const kysely = db.kysely;
+    const letters = await waitFor(
+      async () => {
+        const rows = await kysely.selectFrom("dead_letters").select(["body", "error"]).execute();
+        return rows.length > 0 && rows;
+      },
+      15_000,
+      "the refused envelope to be dead-lettered",
+    );
+    expect(letters.length).toBe(1);
+    expect(letters[0]?.error).toContain("injected store failure");
+    expect(Buffer.from(letters[0]?.body as Buffer).includes(refused)).toBe(true);
+    await waitFor(
+      async () =>
+        (
+          await kysely
+            .selectFrom("events")
+            .select("event_id")
+            .where("event_id", "in", ids)
+            .execute()
+        ).length ===
+        ids.length - 1,
+      10_000,
+      "the other events to be stored",
+    );
+    const invalid = await kysely
+      .selectFrom("outcomes")
+      .select((eb) => eb.fn.sum<number>("quantity").as("n"))
+      .where("outcome", "=", "invalid")
+      .where("reason", "=", "internal_error")
+      .executeTakeFirstOrThrow();
+    expect(Number(invalid.n)).toBe(1);
+    expect(worker.logs()).toMatch(/moved to dead_letters/);
+  }, 60_000);
 });
