@@ -76,8 +76,10 @@ export async function openSqliteQueue(db: Db) {
         return { seq: n, fd, bytes: 0 };
       }
       const rotate = () => {
+        // The new file first: if it cannot be made, the current one stays open and usable.
+        const next = startSegment(current.seq + 1);
         fs.closeSync(current.fd);
-        current = startSegment(current.seq + 1);
+        current = next;
       };
       /**
        * Appends one group commit. The write runs on libuv's thread pool, not the accepting
@@ -86,18 +88,33 @@ export async function openSqliteQueue(db: Db) {
        * once the page cache had to take memory the host had not yet backed (1.7 -> 8.6 µs per
        * fresh 4 KiB page), and with it the accepting thread's cost per request.
        */
+      let mustRotate = false;
       const append = (items: RawEnvelope[]) =>
         new Promise<void>((resolve, reject) => {
+          if (mustRotate) {
+            rotate();
+            mustRotate = false;
+          }
           const buffers = encodeRecords(items, lastId);
           let size = 0;
           for (const b of buffers) size += b.length;
           const finish = (err: unknown) => {
             if (err) {
-              // A partial record would stop the reader for good: cut it off, or leave the file.
+              // The group's records may be in the file whole (a failed fdatasync), in part (a
+              // short write) or not at all, and the worker may already have read and stored
+              // them. Their ids and offsets are never used again: cutting the file back and
+              // reusing them put the next acknowledged envelopes under ids the mark had
+              // passed (lost) and at offsets the reader had read past (a "damaged" segment).
+              // The next group goes to a new segment, with ids after these; the reader reads
+              // this one to its end and skips a torn tail, as after a crash. Not acknowledged,
+              // these may still be stored, once.
+              lastId += items.length;
+              mustRotate = true;
               try {
-                fs.ftruncateSync(current.fd, current.bytes);
-              } catch {
                 rotate();
+                mustRotate = false;
+              } catch {
+                // A full disk may refuse a new file too; the next append tries again.
               }
               reject(err);
               return;
