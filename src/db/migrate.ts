@@ -25,6 +25,7 @@ import * as m023 from "./migrations/023-log-search";
 import * as m024 from "./migrations/024-trace-summaries";
 import * as m025 from "./migrations/025-transaction-rollups";
 import * as m026 from "./migrations/026-dead-letters";
+import * as m027 from "./migrations/027-attachment-dedupe";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "024-trace-summaries": m024,
   "025-transaction-rollups": m025,
   "026-dead-letters": m026,
+  "027-attachment-dedupe": m027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

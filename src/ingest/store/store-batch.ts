@@ -90,7 +90,7 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
   }
   await storeTransactionRollups(await storeSpans(batch.spans, trx), trx);
   await storeLogs(batch.logs, trx);
-  await storeProtocolItems(batch.items, trx);
+  await storeProtocolItems(batch.items, batch.outcomes, trx);
   await batch.outcomes.write(trx);
 }
 
