@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import { env } from "../../env";
@@ -21,6 +21,8 @@ import { convertSqliteSegments, queueSegments, type SegmentFile, segmentFile } f
  * Records up to that mark are done; a segment whose records are all done is deleted whole.
  */
 const MARK = "sqlite_queue_mark";
+/** Written durably before segments are deleted (makeCommitsDurable). */
+const SYNCED = "sqlite_queue_synced";
 
 /** After this long without an envelope, a segment whose envelopes are all done is left. */
 const IDLE_SEGMENT_MS = 5000;
@@ -225,10 +227,17 @@ export async function openSqliteQueue(db: Db) {
         }
       };
 
-      /** Deletes the segments before the one the mark is in: every record in them is done. */
-      const releaseDone = () => {
+      /**
+       * Deletes the segments before the one the mark is in: every record in them is done. Only
+       * once the mark that passed them is durable (makeCommitsDurable): after a power loss the
+       * mark falls back with the main database's lost WAL tail, and the records after it must
+       * then still be there to be processed again.
+       */
+      const releaseDone = async () => {
         const current = done.at?.segment;
-        while (current && segments[0] && segments[0] !== current) {
+        if (!current || !segments[0] || segments[0] === current) return;
+        await makeCommitsDurable(db);
+        while (segments[0] && segments[0] !== current) {
           const oldest = segments.shift() as ReaderSegment;
           fs.rmSync(oldest.file, { force: true });
           if (oldest.fd !== undefined) fs.closeSync(oldest.fd);
@@ -237,7 +246,7 @@ export async function openSqliteQueue(db: Db) {
 
       return {
         async processBatch(limit, prepare, write, prepareAgain) {
-          releaseDone();
+          await releaseDone();
           const from = claimed;
           const start = from.at ?? seek(from.id);
           if (!start) return 0;
@@ -324,6 +333,25 @@ interface Position {
 interface Cursor {
   id: number;
   at: Position | undefined;
+}
+
+/**
+ * The main database commits with synchronous=NORMAL (connection.ts): a commit survives the
+ * process dying, not a power loss, which may take the WAL's tail. One commit with FULL syncs
+ * the WAL, and with it every commit before it (the WAL is written in order). Written to a
+ * row of its own, never the mark: a batch in flight may have moved the mark since.
+ */
+async function makeCommitsDurable(db: Db): Promise<void> {
+  await sql`pragma synchronous = FULL`.execute(db.kysely);
+  try {
+    await db.kysely
+      .insertInto("worker_state")
+      .values({ name: SYNCED, value: Date.now() })
+      .onConflict((oc) => oc.column("name").doUpdateSet({ value: Date.now() }))
+      .execute();
+  } finally {
+    await sql`pragma synchronous = NORMAL`.execute(db.kysely);
+  }
 }
 
 function syncDirectory(dir: string): void {
