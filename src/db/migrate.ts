@@ -26,6 +26,7 @@ import * as m024 from "./migrations/024-trace-summaries";
 import * as m025 from "./migrations/025-transaction-rollups";
 import * as m026 from "./migrations/026-dead-letters";
 import * as m027 from "./migrations/027-attachment-dedupe";
+import * as m028 from "./migrations/028-issue-deletions";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "025-transaction-rollups": m025,
   "026-dead-letters": m026,
   "027-attachment-dedupe": m027,
+  "028-issue-deletions": m028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -18,6 +18,7 @@ export interface Database {
   ingest_queue: IngestQueueTable;
   worker_state: WorkerStateTable;
   dead_letters: DeadLetterTable;
+  issue_deletions: IssueDeletionTable;
   spans: SpanTable;
   trace_summaries: TraceSummaryTable;
   log_items: LogItemTable;
@@ -197,6 +198,12 @@ export interface IngestQueueTable {
 export interface WorkerStateTable {
   name: string;
   value: number;
+}
+
+/** An issue deleted whose events are still being deleted (028-issue-deletions.ts). */
+export interface IssueDeletionTable {
+  issue_id: number;
+  deleted_at: number;
 }
 
 /** A queued envelope the store stage failed to write even alone (026-dead-letters.ts). */

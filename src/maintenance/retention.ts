@@ -5,6 +5,7 @@ import { pruneAlertState } from "../alerts/rules/prune";
 import type { Db } from "../db/connection";
 import { MAX_PAST_MS } from "../ingest/process/clock/clock-drift";
 import { MAX_SESSION_AGE_MS } from "../ingest/process/sessions";
+import { finishIssueDeletions } from "../issues/bulk/delete";
 import { expireSourcemaps } from "../sourcemaps/mutations";
 
 /**
@@ -111,6 +112,11 @@ export async function runRetention(
     .orderBy("id")
     .execute();
   const job = new Job(db, options, summary);
+  // Events of issues deleted before a crash ended their deletion (issues/bulk/delete.ts).
+  if (options.tables === undefined) {
+    const orphans = await finishIssueDeletions(db);
+    if (orphans > 0) summary.events = (summary.events ?? 0) + orphans;
+  }
   for (const project of projects) {
     const cutoff = now - Math.max(1, project.retention_days) * DAY;
     for (const t of tables) {
