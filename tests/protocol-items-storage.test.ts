@@ -219,6 +219,37 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     expect((await readAttachmentBytes(storeOfDb(db), second))?.equals(same)).toBe(true);
   });
 
+  it("stores an SDK's retried logs once", async () => {
+    const marker = `retried-${newEventId()}`;
+    const logs = buildEnvelope([
+      {
+        type: "log",
+        headers: { item_count: 2, content_type: "application/vnd.sentry.items.log+json" },
+        payload: {
+          items: [
+            { timestamp: Date.now() / 1000, level: "info", body: `${marker} one` },
+            { timestamp: Date.now() / 1000, level: "warn", body: `${marker} two` },
+          ],
+        },
+      },
+    ]);
+    const accepted = await p.quantity("log_item", "accepted", "");
+    // Twice in one batch, then once more later.
+    await p.send(logs);
+    await p.send(logs);
+    expect(await p.worker.drain()).toBe(2);
+    await p.send(logs);
+    expect(await p.worker.drain()).toBe(1);
+    const rows = await db.kysely
+      .selectFrom("log_items")
+      .select("body")
+      .where("body", "like", `${marker}%`)
+      .execute();
+    expect(rows.map((r) => r.body).sort()).toEqual([`${marker} one`, `${marker} two`]);
+    expect(await p.quantity("log_item", "accepted", "")).toBe(accepted + 2);
+    expect(await p.quantity("log_item", "filtered", "duplicate")).toBe(4);
+  });
+
   it("filters profiles and replays as unsupported, with outcomes", async () => {
     await p.send(
       buildEnvelope(

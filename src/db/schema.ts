@@ -19,6 +19,7 @@ export interface Database {
   worker_state: WorkerStateTable;
   dead_letters: DeadLetterTable;
   issue_deletions: IssueDeletionTable;
+  log_containers: LogContainerTable;
   spans: SpanTable;
   trace_summaries: TraceSummaryTable;
   log_items: LogItemTable;
@@ -198,6 +199,13 @@ export interface IngestQueueTable {
 export interface WorkerStateTable {
   name: string;
   value: number;
+}
+
+/** A log container stored, by a hash of its bytes, so an SDK's retry is not (027-ingest-once.ts). */
+export interface LogContainerTable {
+  project_id: number;
+  hash: string;
+  received_at: number;
 }
 
 /** An issue deleted whose events are still being deleted (028-issue-deletions.ts). */

@@ -56,6 +56,8 @@ export const RETENTION_TABLES: RetentionTable[] = [
   // a row goes with the last of its spans.
   { table: "trace_summaries", timeColumn: "received_at" },
   { table: "log_items", timeColumn: "received_at" },
+  // The hashes that keep an SDK's retried logs from being stored twice (migration 027).
+  { table: "log_containers", timeColumn: "received_at" },
   // The explorer's histogram counts (migration 018), by the logs' own minute.
   { table: "log_volume", timeColumn: "minute", lateMs: ROLLUP_LATE_MS },
   // The performance pages' rollups (migration 025), by their minute or hour.

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { encodeRawEvent, LARGE_EVENT } from "../../events/payload";
 import type { NormalizedEvent } from "../../events/types";
 import { type FramedItem, frameEnvelope } from "../accept/frame";
@@ -62,11 +63,25 @@ export interface StorableEvent {
   raw?: Buffer | Buffer[];
 }
 
+/**
+ * The logs of one container (an envelope's `log` item, an OTLP logs request): `logs[start]`
+ * to `logs[start + count - 1]`, and a hash of the container's bytes, by which the store keeps
+ * an SDK's retry of it from being stored again (store/log-containers.ts).
+ */
+export interface LogContainer {
+  projectId: number;
+  receivedAt: number;
+  hash: string;
+  start: number;
+  count: number;
+}
+
 export interface StorableBatch {
   events: StorableEvent[];
   blocks: EventBlock[];
   spans: StorableSpan[];
   logs: StorableLog[];
+  logContainers: LogContainer[];
   outcomes: OutcomeCounter;
   items: ProtocolItems;
 }
@@ -80,6 +95,7 @@ export function emptyBatch(): StorableBatch {
     blocks: [],
     spans: [],
     logs: [],
+    logContainers: [],
     items: emptyProtocolItems(),
     outcomes: new OutcomeCounter(),
   };
@@ -104,7 +120,9 @@ export function mergeTransferred(into: StorableBatch, from: TransferredBatch): v
   }
   // Loops, not push(...): a batch can hold more spans than a call takes arguments.
   for (const span of from.spans) into.spans.push(span);
+  const firstLog = into.logs.length;
   for (const log of from.logs) into.logs.push(log);
+  for (const c of from.logContainers) into.logContainers.push({ ...c, start: c.start + firstLog });
   into.outcomes.addAll(from.outcomes);
   mergeProtocolItems(into.items, from.items);
 }
@@ -184,9 +202,11 @@ function processEnvelope(
     const kind = envelope.kind;
     // Exception events become error events, scrubbed and filtered like an SDK's.
     const ctx = { project, clock: { receivedAt, sentAt: undefined } };
+    const logsBefore = batch.logs.length;
     processOtlp({ ...envelope, kind }, batch, (json) =>
       addEvent(json, undefined, envelope, batch, ctx),
     );
+    noteLogContainer(batch, envelope, envelope.body, logsBefore);
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -233,9 +253,12 @@ function processItem(
     case "span":
       addSpanItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
       return;
-    case "log":
+    case "log": {
+      const before = batch.logs.length;
       addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+      noteLogContainer(batch, envelope, item.payload, before);
       return;
+    }
     case "session":
       addSession(parseJson(item.payload), envelope, batch.items, batch.outcomes);
       return;
@@ -325,6 +348,24 @@ function addEvent(
     ...(byteLength(json) > LARGE_EVENT
       ? { payload: encodeRawEvent(Array.isArray(json) ? Buffer.concat(json) : json) }
       : { raw: json }),
+  });
+}
+
+/** The logs just added (from `start` on) came from `bytes`: see LogContainer. */
+function noteLogContainer(
+  batch: StorableBatch,
+  envelope: QueuedEnvelope,
+  bytes: Buffer,
+  start: number,
+): void {
+  const count = batch.logs.length - start;
+  if (count === 0) return;
+  batch.logContainers.push({
+    projectId: envelope.projectId,
+    receivedAt: envelope.receivedAt,
+    hash: crypto.createHash("sha256").update(bytes).digest("base64url"),
+    start,
+    count,
   });
 }
 

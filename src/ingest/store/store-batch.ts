@@ -10,6 +10,7 @@ import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
 import { indexIssueSearch } from "./issue-search";
 import { applyHeldStatuses, type HeldIssue, noteReleases, type Reopened } from "./issue-status";
 import { countIssueTags } from "./issue-tags";
+import { logsNotSeenBefore } from "./log-containers";
 import { storeLogs } from "./logs";
 import { storeProtocolItems } from "./protocol-items";
 import { storeSpans } from "./spans";
@@ -89,7 +90,7 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
   await storeTransactionRollups(await storeSpans(batch.spans, trx), trx);
-  await storeLogs(batch.logs, trx);
+  await storeLogs(await logsNotSeenBefore(batch, trx), trx);
   await storeProtocolItems(batch.items, batch.outcomes, trx);
   await batch.outcomes.write(trx);
 }
