@@ -158,6 +158,94 @@ function corpus(): PoisonCase[] {
     (db) => eventWithId(db, numbers),
   );
 
+  // Numbers alone, with no escape in the payload to make the repair pass walk it: each kind's
+  // own checks must keep them out of the columns.
+  const onlyNumbers = newEventId();
+  const onlyNumbersTrace = newEventId();
+  add(
+    "2^63 and 1e400 alone, in every kind",
+    [
+      {
+        type: "event",
+        payload: {
+          ...variant(base, { path: "onlynumbers" }),
+          event_id: onlyNumbers,
+          timestamp: "__BIG__",
+          level: "error",
+          extra: { big: "__BIG__", inf: "__INF__" },
+          contexts: { trace: { trace_id: onlyNumbersTrace, span_id: "f".repeat(16) } },
+        },
+      },
+      {
+        type: "transaction",
+        payload: {
+          type: "transaction",
+          event_id: newEventId(),
+          transaction: "GET /numbers",
+          start_timestamp: "__INF__",
+          timestamp: "__BIG__",
+          contexts: { trace: { trace_id: onlyNumbersTrace, span_id: "9".repeat(16) } },
+          measurements: { lcp: { value: "__BIG__" } },
+          spans: [{ span_id: "8".repeat(16), start_timestamp: "__NINF__", timestamp: "__INF__" }],
+        },
+      },
+      {
+        type: "span",
+        headers: { item_count: 1, content_type: "application/vnd.sentry.items.span.v2+json" },
+        payload: {
+          version: 2,
+          items: [
+            {
+              trace_id: onlyNumbersTrace,
+              span_id: "7".repeat(16),
+              name: "numbers",
+              start_timestamp: "__BIG__",
+              end_timestamp: "__INF__",
+              attributes: { n: { value: "__BIG__", type: "integer" } },
+            },
+          ],
+        },
+      },
+      {
+        type: "log",
+        headers: { item_count: 1, content_type: "application/vnd.sentry.items.log+json" },
+        payload: {
+          items: [
+            {
+              timestamp: "__BIG__",
+              level: "info",
+              body: "MARKER numbers",
+              severity_number: "__BIG__",
+              attributes: { n: { value: "__INF__", type: "double" } },
+            },
+          ],
+        },
+      },
+      {
+        type: "session",
+        payload: {
+          sid: newEventId(),
+          init: true,
+          started: new Date().toISOString(),
+          status: "exited",
+          errors: "__BIG__",
+          duration: "__INF__",
+          attrs: { release: "numbers@1" },
+        },
+      },
+      {
+        type: "check_in",
+        payload: {
+          check_in_id: newEventId(),
+          monitor_slug: "numbers",
+          status: "ok",
+          duration: "__BIG__",
+        },
+      },
+    ],
+    (db) => eventWithId(db, onlyNumbers),
+  );
+
   add(
     "ids of wrong shapes",
     [

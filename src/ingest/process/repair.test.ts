@@ -42,7 +42,7 @@ describe("repair", () => {
     expect(node.a).toBe("");
   });
 
-  it("leaves clean payloads to one regex test", () => {
+  it("walks only payloads with such an escape", () => {
     const clean = JSON.stringify({
       event_id: "4bf92f3577b34da6a3ce929d0e0e4736",
       timestamp: 1732800000.123,
@@ -53,6 +53,10 @@ describe("repair", () => {
     // it (a false positive) but the walk changes nothing.
     expect(parseRepaired(clean)).toEqual(JSON.parse(clean));
     expect(mayNeedRepair(JSON.stringify({ a: "plain", t: 1732800000.5, id: 12345 }))).toBe(false);
+    // Python's json.dumps escapes all non-ASCII text: only a surrogate escape (here a pair,
+    // kept by the walk) makes it walk.
+    expect(mayNeedRepair('{"m":"caf\\u00e9 \\u2603 \\ud83d\\ude00 \\\\u0000"}')).toBe(true);
+    expect(mayNeedRepair('{"m":"caf\\u00e9 \\u2603 \\\\u0000 \\n"}')).toBe(false);
   });
 });
 
