@@ -4,12 +4,14 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bootstrap } from "../src/db/bootstrap";
 import type { Db } from "../src/db/connection";
+import { processEnvelopes } from "../src/ingest/process/process-envelopes";
 import {
   openQueueReader,
   openQueueWriter,
   type QueueReader,
   type QueueWriter,
 } from "../src/ingest/queue/queue";
+import { storeBatch } from "../src/ingest/store/store-batch";
 import { IngestWorker } from "../src/ingest/workers/ingest-worker";
 import { replayDeadLetters } from "../src/ingest/workers/replay-dead-letters";
 import { orgDeadLetters, replayOrgDeadLetters } from "../src/stats/dead-letters";
@@ -184,6 +186,37 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
     expect(await db.kysely.selectFrom("dead_letters").selectAll().execute()).toEqual([]);
     const worker = new IngestWorker(reader, { batchSize: 10 });
     expect(await worker.drain()).toBe(1);
+  });
+
+  it("writes again after a rollback what the store's caches had learned from it", async () => {
+    const release = `rolled-back@${newEventId().slice(0, 8)}`;
+    const event = { ...variant(base, { path: "rollback" }), event_id: newEventId(), release };
+    await writer.enqueue({
+      projectId,
+      keyId: 1,
+      receivedAt: Date.now(),
+      kind: "envelope",
+      body: buildEnvelope([{ type: "event", payload: event }]),
+    });
+    // Stored in full, then the database goes away before the commit.
+    const gone = Object.assign(new Error("Connection terminated unexpectedly"), {});
+    await expect(
+      reader.processBatch(
+        10,
+        (envs) => processEnvelopes(envs),
+        async (prepared, trx) => {
+          await storeBatch(prepared, trx);
+          throw gone;
+        },
+      ),
+    ).rejects.toBe(gone);
+    await new IngestWorker(reader, { batchSize: 10 }).drain();
+    const first = await db.kysely
+      .selectFrom("release_first_seen")
+      .select("version")
+      .where("version", "=", release)
+      .execute();
+    expect(first.length).toBe(1);
   });
 
   it("are listed and replayed by `npm run admin -- queue replay-dead-letters`", async () => {

@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import type { Database } from "../../db/schema";
 import { isTransientDbError } from "../../db/transient-errors";
 import { deadLetter } from "../store/dead-letters";
+import { forgetUncommittedWrites } from "../store/store-batch";
 import type { QueuedEnvelope } from "./queue";
 
 /**
@@ -27,6 +28,7 @@ export async function writeInHalves<T>(
   trx: Transaction<Database>,
   steps: BatchSteps<T>,
 ): Promise<{ deadLettered: number }> {
+  forgetUncommittedWrites(trx);
   if (isTransientDbError(failure)) throw failure;
   let deadLettered = 0;
   const attempt = async (part: QueuedEnvelope[]): Promise<{ err: unknown } | undefined> => {
@@ -36,6 +38,7 @@ export async function writeInHalves<T>(
       await sql`release savepoint faultline_part`.execute(trx);
       return undefined;
     } catch (err) {
+      forgetUncommittedWrites(trx);
       if (isTransientDbError(err)) throw err;
       await sql`rollback to savepoint faultline_part`.execute(trx);
       await sql`release savepoint faultline_part`.execute(trx);

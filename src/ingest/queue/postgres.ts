@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import { isTransientDbError } from "../../db/transient-errors";
+import { forgetUncommittedWrites } from "../store/store-batch";
 import { type BatchSteps, writeInHalves } from "./failed-batch";
 import { GroupCommit } from "./group-commit";
 import {
@@ -127,6 +128,7 @@ export function openPostgresQueue(db: Db, options: { scanCostFactor?: number } =
               envelopes = claimed;
             });
           } catch (failure) {
+            forgetUncommittedWrites(db.kysely);
             if (envelopes.length === 0 || isTransientDbError(failure)) throw failure;
             return writeAgainInHalves(envelopes, failure, {
               prepare: prepareAgain ?? prepare,

@@ -4,6 +4,7 @@ import { sql, type Transaction } from "kysely";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import { env } from "../../env";
+import { forgetUncommittedWrites } from "../store/store-batch";
 import { writeInHalves } from "./failed-batch";
 import { GroupCommit } from "./group-commit";
 import { encodeRecords, RECORD_HEADER_BYTES, readRecords, scanRecords } from "./log";
@@ -299,6 +300,7 @@ export async function openSqliteQueue(db: Db) {
           } catch (err) {
             // Everything after the mark is claimed again by the next batch.
             claimed = done;
+            forgetUncommittedWrites(db.kysely);
             throw err;
           } finally {
             finished();

@@ -1,4 +1,4 @@
-import { type Insertable, sql, type Transaction } from "kysely";
+import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
 import { type AlertIssue, decideAlerts } from "../../alerts/rules/evaluate";
 import type { Database } from "../../db/schema";
 import { encodeBlockSlice } from "../../events/payload";
@@ -7,8 +7,14 @@ import type { StorableBatch, StorableEvent } from "../process/process-envelopes"
 import { countIssueMinutes } from "./alert-counters";
 import { BulkStatement } from "./bulk-statement";
 import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
-import { indexIssueSearch } from "./issue-search";
-import { applyHeldStatuses, type HeldIssue, noteReleases, type Reopened } from "./issue-status";
+import { forgetIssueSearchCache, indexIssueSearch } from "./issue-search";
+import {
+  applyHeldStatuses,
+  forgetRecordedReleases,
+  type HeldIssue,
+  noteReleases,
+  type Reopened,
+} from "./issue-status";
 import { countIssueTags } from "./issue-tags";
 import { logsNotSeenBefore } from "./log-containers";
 import { storeLogs } from "./logs";
@@ -93,6 +99,16 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
   await storeLogs(await logsNotSeenBefore(batch, trx), trx);
   await storeProtocolItems(batch.items, batch.outcomes, trx);
   await batch.outcomes.write(trx);
+}
+
+/**
+ * Called when a batch's writes were rolled back (its transaction, or a savepoint of a split):
+ * the store's per-database caches (search terms, releases recorded) learned from them and
+ * would otherwise skip writing the same again.
+ */
+export function forgetUncommittedWrites(db: Kysely<Database>): void {
+  forgetIssueSearchCache(db);
+  forgetRecordedReleases(db);
 }
 
 function groupKey(projectId: number, fingerprint: string): string {
