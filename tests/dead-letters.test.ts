@@ -161,7 +161,9 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
       .execute();
     expect(after.length).toBe(1);
     expect(await db.kysely.selectFrom("dead_letters").selectAll().execute()).toEqual([]);
+    // Counted once: accepted now, no longer invalid.
     expect(await outcome("accepted", "")).toBe(500);
+    expect(await outcome("invalid", "internal_error")).toBe(0);
   });
 
   it("keeps retrying a batch whole while the database is gone, without dead-lettering", async () => {

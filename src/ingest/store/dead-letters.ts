@@ -58,6 +58,29 @@ export async function deadLetter(
   await outcomes.write(trx);
 }
 
+/**
+ * A dead letter replayed and stored: its `invalid` outcome is taken back in the transaction
+ * that stores it (which counts it `accepted`), so each of its items is counted once.
+ */
+export async function uncountDeadLetter(
+  envelope: QueuedEnvelope,
+  trx: Transaction<Database>,
+): Promise<void> {
+  const hour = Math.floor(envelope.receivedAt / 3_600_000) * 3_600_000;
+  for (const [category, quantity] of categoriesOf(envelope)) {
+    await trx
+      .updateTable("outcomes")
+      .set((eb) => ({ quantity: eb("quantity", "-", quantity) }))
+      .where("project_id", "=", envelope.projectId)
+      .where("hour", "=", hour)
+      .where("category", "=", category)
+      .where("outcome", "=", "invalid")
+      .where("reason", "=", DEAD_LETTER_REASON)
+      .where("quantity", ">=", quantity)
+      .execute();
+  }
+}
+
 /** What the envelope holds, per data category: its items, or one of its kind's. */
 function categoriesOf(envelope: QueuedEnvelope): Map<string, number> {
   const out = new Map<string, number>();

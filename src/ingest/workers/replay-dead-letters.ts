@@ -1,7 +1,7 @@
 import type { Db } from "../../db/connection";
 import { processEnvelopes } from "../process/process-envelopes";
 import { asQueueKind, type QueuedEnvelope } from "../queue/queue";
-import { describeError } from "../store/dead-letters";
+import { describeError, uncountDeadLetter } from "../store/dead-letters";
 import { storeBatch } from "../store/store-batch";
 import { ProjectSettingsCache } from "./project-settings-cache";
 
@@ -9,7 +9,8 @@ import { ProjectSettingsCache } from "./project-settings-cache";
  * Replays dead-lettered envelopes (store/dead-letters.ts) once their cause is fixed: each is
  * processed and stored like a queued one, in a transaction that also deletes its row, so it
  * is stored once however often a replay runs or is interrupted. One that fails again stays,
- * with the new error and one more attempt. The process stage runs here, in the caller's
+ * with the new error and one more attempt. Its `invalid` outcome is taken back as it is stored
+ * (and counted accepted), so it is counted once. The process stage runs here, in the caller's
  * process (the admin command or the stats page's action), since a SQLite queue's segments
  * have one writer, the accepting thread; its source maps are not applied again.
  */
@@ -62,6 +63,7 @@ export async function replayDeadLetters(
           };
           const byProject = await settings.forBatch([envelope], trx);
           await storeBatch(processEnvelopes([envelope], byProject), trx);
+          await uncountDeadLetter(envelope, trx);
           await trx.deleteFrom("dead_letters").where("id", "=", id).execute();
           return true;
         });
