@@ -8,6 +8,7 @@ import { processEnvelopes } from "../src/ingest/process/process-envelopes";
 import {
   openQueueReader,
   openQueueWriter,
+  type QueuedEnvelope,
   type QueueReader,
   type QueueWriter,
 } from "../src/ingest/queue/queue";
@@ -190,6 +191,35 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
     expect(await worker.drain()).toBe(1);
   });
 
+  it("dead-letters an envelope whose processing fails (a processor thread lost to it)", async () => {
+    const ids = Array.from({ length: 6 }, () => newEventId());
+    for (const id of ids)
+      await writer.enqueue({
+        projectId,
+        keyId: 1,
+        receivedAt: Date.now(),
+        kind: "envelope",
+        body: buildEnvelope([{ type: "event", payload: { ...variant(base), event_id: id } }]),
+      });
+    const bad = ids[2] as string;
+    const lettersBefore = (await db.kysely.selectFrom("dead_letters").select("id").execute())
+      .length;
+    const prepare = (envs: QueuedEnvelope[]) => {
+      if (envs.some((e) => e.body.includes(bad))) throw new Error("processor thread exited");
+      return processEnvelopes(envs);
+    };
+    expect(await reader.processBatch(10, prepare, storeBatch)).toBe(6);
+    const stored = await db.kysely
+      .selectFrom("events")
+      .select("event_id")
+      .where("event_id", "in", ids)
+      .execute();
+    expect(stored.map((r) => r.event_id).sort()).toEqual(ids.filter((id) => id !== bad).sort());
+    const letters = await db.kysely.selectFrom("dead_letters").select(["error"]).execute();
+    expect(letters.length).toBe(lettersBefore + 1);
+    expect(letters.at(-1)?.error).toContain("processor thread exited");
+  });
+
   it("writes again after a rollback what the store's caches had learned from it", async () => {
     const release = `rolled-back@${newEventId().slice(0, 8)}`;
     const event = { ...variant(base, { path: "rollback" }), event_id: newEventId(), release };
@@ -229,7 +259,7 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
       });
     expect(admin("--help").stdout).toContain("queue replay-dead-letters");
     const event = { ...variant(base, { path: "cli" }), event_id: newEventId() };
-    await db.kysely
+    const letter = await db.kysely
       .insertInto("dead_letters")
       .values({
         project_id: projectId,
@@ -241,9 +271,10 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
         attempts: 2,
         failed_at: Date.now(),
       })
-      .execute();
+      .returning("id")
+      .executeTakeFirstOrThrow();
     expect(admin("queue", "dead-letters").stdout).toContain("a bug since fixed");
-    const replay = admin("queue", "replay-dead-letters");
+    const replay = admin("queue", "replay-dead-letters", "--id", String(letter.id));
     expect(replay.stdout).toContain("replayed: 1, failed again: 0");
     expect(replay.status).toBe(0);
     const stored = await db.kysely
@@ -252,6 +283,6 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
       .where("event_id", "=", event.event_id as string)
       .execute();
     expect(stored.length).toBe(1);
-    expect(admin("queue", "dead-letters").stdout).toContain("no dead letters");
+    expect(admin("queue", "dead-letters").stdout).not.toContain("a bug since fixed");
   });
 });

@@ -270,7 +270,15 @@ export async function openSqliteQueue(db: Db) {
             finished = resolve;
           });
           try {
-            const prepared = await prepare(batch.records, db.kysely);
+            // A failure here (a processor thread lost to one envelope) is handled like a
+            // failed write, once it is this batch's turn: split, or retried if transient.
+            const preparing = Promise.resolve()
+              .then(() => prepare(batch.records, db.kysely))
+              .then(
+                (value) => ({ ok: true as const, value }),
+                (err: unknown) => ({ ok: false as const, err }),
+              );
+            const prepared = await preparing;
             await turn;
             if (done !== from)
               throw new Error("an earlier batch failed; its envelopes are retried first");
@@ -281,8 +289,10 @@ export async function openSqliteQueue(db: Db) {
                 .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
                 .execute();
             try {
+              if (!prepared.ok) throw prepared.err;
+              const value = prepared.value;
               await db.kysely.transaction().execute(async (trx) => {
-                await write(prepared, trx);
+                await write(value, trx);
                 await markDone(trx);
               });
             } catch (failure) {
