@@ -220,6 +220,27 @@ describe.each(dialects)("dead letters on $name", ({ name, create }) => {
     expect(letters.at(-1)?.error).toContain("processor thread exited");
   });
 
+  it("dead-letters an envelope whose error quotes a NUL", async () => {
+    const id = newEventId();
+    await writer.enqueue({
+      projectId,
+      keyId: 1,
+      receivedAt: Date.now(),
+      kind: "envelope",
+      body: buildEnvelope([{ type: "event", payload: { ...variant(base), event_id: id } }]),
+    });
+    const refuse = async () => {
+      throw new Error('refused "x\u0000y"');
+    };
+    expect(await reader.processBatch(10, (envs) => processEnvelopes(envs), refuse)).toBe(1);
+    const letter = await db.kysely
+      .selectFrom("dead_letters")
+      .select("error")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
+    expect(letter.error).toBe('refused "xy"');
+  });
+
   it("writes again after a rollback what the store's caches had learned from it", async () => {
     const release = `rolled-back@${newEventId().slice(0, 8)}`;
     const event = { ...variant(base, { path: "rollback" }), event_id: newEventId(), release };

@@ -3,6 +3,7 @@ import type { Database } from "../../db/schema";
 import { frameEnvelope } from "../accept/frame";
 import { itemQuantity, itemTypeInfo } from "../accept/item-types";
 import { OutcomeCounter } from "../process/outcomes";
+import { repairText } from "../process/repair";
 import type { QueuedEnvelope } from "../queue/queue";
 
 /**
@@ -13,13 +14,18 @@ import type { QueuedEnvelope } from "../queue/queue";
  */
 export const DEAD_LETTER_REASON = "internal_error";
 
-/** The error as stored and shown to admins: message and, for database errors, the code. */
+/**
+ * The error as stored and shown to admins: message and, for database errors, the code. Made
+ * storable itself: a message may quote the value that failed (a NUL in it would fail the
+ * dead letter too, and with it the queue).
+ */
 export function describeError(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return `${typeof code === "string" ? `${code}: ` : ""}${err.message}`.slice(0, 2000);
-  }
-  return String(err).slice(0, 2000);
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  const text =
+    err instanceof Error
+      ? `${typeof code === "string" ? `${code}: ` : ""}${err.message}`
+      : String(err);
+  return repairText(text.slice(0, 2000));
 }
 
 export async function deadLetter(
