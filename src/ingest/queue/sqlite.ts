@@ -41,6 +41,9 @@ export async function openSqliteQueue(db: Db) {
   const mainPath = db.sqlitePath;
   if (!mainPath) throw new Error("SQLite queue needs a SQLite database");
   const mark = await readMark(db);
+  // Segments at or behind this mark are deleted below (and by the writer): after a crash the
+  // mark may still be in an unsynced WAL tail, which a power loss now would take.
+  await makeCommitsDurable(db);
   convertSqliteSegments(mainPath, mark);
 
   return {
