@@ -246,6 +246,108 @@ function corpus(): PoisonCase[] {
     (db) => eventWithId(db, onlyNumbers),
   );
 
+  const long = newEventId();
+  const huge = "x".repeat(100 * 1024);
+  add(
+    "100 KB strings where fields are indexed",
+    [
+      {
+        type: "event",
+        payload: {
+          ...variant(base, { path: "long" }),
+          event_id: long,
+          release: `r${huge}`,
+          environment: `e${huge}`,
+          transaction: `t${huge}`,
+          server_name: `s${huge}`,
+          user: { id: `u${huge}`, email: `${huge}@example.com`, username: huge },
+          fingerprint: [huge],
+          tags: { [`k${huge}`]: "v", key: `v${huge}` },
+        },
+      },
+      {
+        type: "session",
+        payload: {
+          sid: newEventId(),
+          did: huge,
+          init: true,
+          started: new Date().toISOString(),
+          status: "exited",
+          attrs: { release: `r${huge}`, environment: `e${huge}` },
+        },
+      },
+      {
+        type: "check_in",
+        payload: { check_in_id: newEventId(), monitor_slug: huge, status: "ok", environment: huge },
+      },
+      {
+        type: "transaction",
+        payload: {
+          type: "transaction",
+          event_id: newEventId(),
+          transaction: huge,
+          release: huge,
+          environment: huge,
+          start_timestamp: now - 1,
+          timestamp: now,
+          contexts: { trace: { trace_id: newEventId(), span_id: "a".repeat(16), op: huge } },
+          spans: [
+            {
+              span_id: "b".repeat(16),
+              parent_span_id: "a".repeat(16),
+              op: huge,
+              description: huge,
+              start_timestamp: now - 0.5,
+              timestamp: now,
+            },
+          ],
+        },
+      },
+      {
+        type: "span",
+        headers: { item_count: 1, content_type: "application/vnd.sentry.items.span.v2+json" },
+        payload: {
+          version: 2,
+          items: [
+            {
+              trace_id: newEventId(),
+              span_id: "c".repeat(16),
+              name: huge,
+              start_timestamp: now - 1,
+              end_timestamp: now,
+              is_segment: true,
+              attributes: {
+                "sentry.op": { value: huge, type: "string" },
+                "sentry.release": { value: huge, type: "string" },
+                "sentry.environment": { value: huge, type: "string" },
+              },
+            },
+          ],
+        },
+      },
+      {
+        type: "log",
+        headers: { item_count: 1, content_type: "application/vnd.sentry.items.log+json" },
+        payload: {
+          items: [
+            {
+              timestamp: now,
+              level: "info",
+              body: `MARKER ${huge}`,
+              trace_id: huge,
+              attributes: {
+                "sentry.release": { value: huge, type: "string" },
+                "sentry.environment": { value: huge, type: "string" },
+                [huge]: { value: huge, type: "string" },
+              },
+            },
+          ],
+        },
+      },
+    ],
+    (db) => eventWithId(db, long),
+  );
+
   add(
     "ids of wrong shapes",
     [
