@@ -248,6 +248,25 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     expect(rows.map((r) => r.body).sort()).toEqual([`${marker} one`, `${marker} two`]);
     expect(await p.quantity("log_item", "accepted", "")).toBe(accepted + 2);
     expect(await p.quantity("log_item", "filtered", "duplicate")).toBe(4);
+
+    // Logs without their own timestamp may repeat on purpose ("tick" each minute): kept.
+    const tick = buildEnvelope([
+      {
+        type: "log",
+        headers: { item_count: 1, content_type: "application/vnd.sentry.items.log+json" },
+        payload: { items: [{ level: "info", body: `${marker} tick` }] },
+      },
+    ]);
+    await p.send(tick);
+    await p.worker.drain();
+    await p.send(tick);
+    await p.worker.drain();
+    const ticks = await db.kysely
+      .selectFrom("log_items")
+      .select("id")
+      .where("body", "=", `${marker} tick`)
+      .execute();
+    expect(ticks.length).toBe(2);
   });
 
   it("filters profiles and replays as unsupported, with outcomes", async () => {

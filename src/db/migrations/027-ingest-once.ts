@@ -5,8 +5,9 @@ import type { AnyDb } from "./helpers";
  * An SDK that retries an envelope sends its attachments and logs again, and they were stored
  * again (issue 42). One attachment is now one row per project, event, file name and content
  * (rows stored twice before are merged into the first: their files, named by content then,
- * are the same file). A log container (an envelope's `log` item, an OTLP logs request) is
- * noted by a hash of its bytes in `log_containers`, and one seen before is not stored again.
+ * are the same file). A log container (an envelope's `log` item whose logs carry their own
+ * timestamps) is noted by a hash of its bytes in `log_containers`, and one seen before is not
+ * stored again.
  */
 export async function up(db: AnyDb): Promise<void> {
   await sql`delete from attachments where id not in (

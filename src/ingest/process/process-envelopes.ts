@@ -13,7 +13,7 @@ import { type BlockSlice, byteLength, type EventBlock, packEventBlocks } from ".
 import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { isObject } from "./lenient";
-import { addLogItem, type StorableLog } from "./logs";
+import { addLogItem, everyLogTimestamped, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { isOtlpKind, processOtlp } from "./otlp/process-otlp";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
@@ -64,9 +64,9 @@ export interface StorableEvent {
 }
 
 /**
- * The logs of one container (an envelope's `log` item, an OTLP logs request): `logs[start]`
- * to `logs[start + count - 1]`, and a hash of the container's bytes, by which the store keeps
- * an SDK's retry of it from being stored again (store/log-containers.ts).
+ * The logs of one container (an envelope's `log` item whose logs all carry a timestamp):
+ * `logs[start]` to `logs[start + count - 1]`, and a hash of the container's bytes, by which
+ * the store keeps an SDK's retry of it from being stored again (store/log-containers.ts).
  */
 export interface LogContainer {
   projectId: number;
@@ -202,11 +202,9 @@ function processEnvelope(
     const kind = envelope.kind;
     // Exception events become error events, scrubbed and filtered like an SDK's.
     const ctx = { project, clock: { receivedAt, sentAt: undefined } };
-    const logsBefore = batch.logs.length;
     processOtlp({ ...envelope, kind }, batch, (json) =>
       addEvent(json, undefined, envelope, batch, ctx),
     );
-    noteLogContainer(batch, envelope, envelope.body, logsBefore);
     return;
   }
   const framed = frameEnvelope(envelope.body);
@@ -255,8 +253,9 @@ function processItem(
       return;
     case "log": {
       const before = batch.logs.length;
-      addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
-      noteLogContainer(batch, envelope, item.payload, before);
+      const raw = parseJson(item.payload);
+      addLogItem(raw, itemQuantity(item.header), envelope, batch);
+      if (everyLogTimestamped(raw)) noteLogContainer(batch, envelope, item.payload, before);
       return;
     }
     case "session":

@@ -4,8 +4,7 @@ import type { StorableLog } from "../process/logs";
 import type { LogContainer, StorableBatch } from "../process/process-envelopes";
 
 /**
- * Logs carry no id, so an SDK that retries an envelope (or an OTLP exporter a request) had
- * its logs stored twice. Each container is noted by a hash of its bytes in `log_containers`
+ * Logs carry no id, so an SDK that retries an envelope had its logs stored twice. Each container is noted by a hash of its bytes in `log_containers`
  * (027-ingest-once.ts) in the batch's transaction; one seen before, or twice in the batch, is
  * not stored again and its logs count as `filtered` / `duplicate` instead of `accepted`.
  * Concurrent batches with the same container: the unique key makes the second insert wait
