@@ -13,13 +13,13 @@ export async function DeadLetters({ orgId, orgSlug }: { orgId: number; orgSlug: 
   const { total, rows } = await orgDeadLetters(getDb(), orgId);
   if (total === 0) return null;
   return (
-    <section aria-labelledby="dead-letters" className="mt-6">
+    <section aria-labelledby="dead-letters" className="mb-4 rounded border border-line p-3">
       <h2 id="dead-letters" className="mb-1 text-sm font-semibold">
         Not stored: {total} envelope{total === 1 ? "" : "s"}
       </h2>
       <p className="mb-2 max-w-3xl text-xs text-muted">
         Accepted, then refused by the database even on their own; kept whole so nothing is lost, and
-        counted as <em>invalid (internal_error)</em> above. Replay them once the cause is fixed (or
+        counted as <em>invalid (internal_error)</em> below. Replay them once the cause is fixed (or
         run <code>npm run admin -- queue replay-dead-letters</code>).
       </p>
       <form action={replayDeadLettersAction} className="mb-2">

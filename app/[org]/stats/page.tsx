@@ -45,6 +45,12 @@ export default async function StatsPage({
         <em>client discard</em> is what the SDKs dropped themselves and reported. Set a key&apos;s
         rate limit in the project&apos;s settings above the accepted peak you see here.
       </p>
+      {/* First, for admins: what was accepted and could not be stored waits for them. */}
+      {can(ctx.role, "projects.write") && (
+        <Suspense fallback={null}>
+          <DeadLetters orgId={ctx.org.id} orgSlug={ctx.org.slug} />
+        </Suspense>
+      )}
       <InvalidParams invalid={invalid} />
       <PageFilterBar
         action={base}
@@ -84,11 +90,6 @@ export default async function StatsPage({
           category={p.category}
         />
       </Suspense>
-      {can(ctx.role, "projects.write") && (
-        <Suspense fallback={null}>
-          <DeadLetters orgId={ctx.org.id} orgSlug={ctx.org.slug} />
-        </Suspense>
-      )}
     </main>
   );
 }
