@@ -16,6 +16,7 @@ await build({
     migrate: "scripts/migrate.ts",
     backup: "scripts/backup.ts",
     restore: "scripts/restore.ts",
+    admin: "scripts/admin.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
     "seed-demo": "scripts/seed-demo.ts",
     "bench-ui": "scripts/bench-ui.ts",

@@ -24,6 +24,9 @@ import * as m022 from "./migrations/022-alert-user-minutes";
 import * as m023 from "./migrations/023-log-search";
 import * as m024 from "./migrations/024-trace-summaries";
 import * as m025 from "./migrations/025-transaction-rollups";
+import * as m026 from "./migrations/026-dead-letters";
+import * as m027 from "./migrations/027-ingest-once";
+import * as m028 from "./migrations/028-issue-deletions";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -51,6 +54,9 @@ const MIGRATIONS: Record<string, Migration> = {
   "023-log-search": m023,
   "024-trace-summaries": m024,
   "025-transaction-rollups": m025,
+  "026-dead-letters": m026,
+  "027-ingest-once": m027,
+  "028-issue-deletions": m028,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -489,6 +489,11 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
     need: "sso.write",
     fields: (o) => [["org", o.org]],
   },
+  "app/[org]/stats/actions.ts#replayDeadLettersAction": {
+    need: "projects.write",
+    fields: (o) => [["org", o.org]],
+    note: "replays the organization's own dead letters; the form names only its organization",
+  },
   "app/[org]/traces/[traceId]/actions.ts#spanDetail": {
     need: "org.read",
     fields: () => [],
