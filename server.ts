@@ -20,6 +20,7 @@ import { isBuiltSourceMap } from "./src/server/static-maps";
 import { type NextHandler, webHandler } from "./src/server/web-handler";
 import { WebThread } from "./src/server/web-thread-host";
 import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
+import { FAULTLINE_VERSION } from "./src/version";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   const runsIngest = role === "all" || role === "ingest";
   const runsWeb = role === "all" || role === "web";
   const runsWorkers = (role === "all" || role === "worker") && config.FAULTLINE_WORKERS > 0;
+  // The first line of every start says which Faultline this is, for an operator's upgrade log.
+  console.log(`Faultline ${FAULTLINE_VERSION} starting (role ${role}, Node.js ${process.version})`);
 
   // Where this process runs the worker, its checkpoint thread copies the WAL into the
   // database; the accepting thread would otherwise do it whenever one of its commits found
