@@ -235,7 +235,9 @@ describe.each(fixtures.flatMap((fixture) => dialects.map((d) => ({ fixture, dial
       for (const [kind, token] of tokens) {
         const root = await api<{ auth: { kind: string } | null }>("/api/0/", token);
         expect(root.auth?.kind, kind).toBe(kind === "org" ? "org_token" : "user_token");
-        await api(`/api/0/projects/${org}/default/issues/?query=`, token);
+        // An organization token carries org:ci (what sentry-cli uploads need); a personal one its scopes.
+        if (kind === "org") await api(`/api/0/organizations/${org}/chunk-upload/`, token);
+        else await api(`/api/0/projects/${org}/default/issues/?query=`, token);
       }
       expect((await server.api("/api/0/", "sntryu_not-a-token")).status).toBe(401);
     });

@@ -95,7 +95,10 @@ export async function restore(fixture: Fixture, dialect: "sqlite" | "postgres"):
       query: async <T>(text: string) => {
         const db = new Database(file);
         try {
-          return db.prepare(text).all() as T[];
+          const statement = db.prepare(text);
+          if (statement.reader) return statement.all() as T[];
+          statement.run();
+          return [];
         } finally {
           db.close();
         }
