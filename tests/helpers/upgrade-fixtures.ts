@@ -119,6 +119,11 @@ export async function restore(fixture: Fixture, dialect: "sqlite" | "postgres"):
   const c = client();
   await c.connect();
   try {
+    // Its trigram indexes name pg_trgm in public, where the migrations create it; a fresh
+    // database (CI) may not have it yet when this test runs first.
+    // (Two files creating it at once: one fails on the catalog's unique index, and it exists.)
+    if (dump.includes("public.gin_trgm_ops"))
+      await c.query("create extension if not exists pg_trgm schema public").catch(() => {});
     await c.query(dump);
   } finally {
     await c.end();
