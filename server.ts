@@ -46,7 +46,10 @@ async function main(): Promise<void> {
     sqliteAutoCheckpointPages: runsWorkers ? FALLBACK_AUTOCHECKPOINT_PAGES : undefined,
   });
   setDb(db);
-  const applied = await migrateToLatest(db);
+  // Each migration's time, for an operator watching a long upgrade (they commit together).
+  const applied = await migrateToLatest(db, (name, ms) =>
+    console.log(`[db] migration ${name} ran in ${ms} ms`),
+  );
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);
   const { defaultKey } = await bootstrap(db);
   // Faultline's own browser source maps, built beside the chunks, for its `faultline` project.
@@ -145,9 +148,6 @@ async function main(): Promise<void> {
   const selfOrigin = runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL;
   publishSelfMonitoringOrigin(selfOrigin);
   webThread?.publishSelfOrigin(selfOrigin);
-  console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
-  console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -175,6 +175,10 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Only now: whoever waits for this line (a test, a process manager) may stop the server at
+  // once, and a SIGTERM before the handler above would kill it without its shutdown.
+  console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
+  console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 }
 
 main().catch((err) => {

@@ -57,7 +57,8 @@ const MIGRATIONS: Record<string, Migration> = {
   "027-faultline-meta": m027,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => withTestHook(MIGRATIONS) };
+/** Called as each migration finishes, with how long it took (before the run commits). */
+export type OnMigrated = (name: string, ms: number) => void;
 
 /** The meta row that names the Faultline version which last migrated the database. */
 const SCHEMA_VERSION = "schema_version";
@@ -69,12 +70,15 @@ const SCHEMA_VERSION = "schema_version";
  * and the error names the migration that failed. A database that a newer Faultline migrated is
  * refused before anything is written.
  */
-export async function migrateToLatest(db: Db): Promise<string[]> {
+export async function migrateToLatest(db: Db, onMigrated?: OnMigrated): Promise<string[]> {
   await refuseNewerDatabase(db);
   // Kysely finds its bookkeeping tables through the introspector, which on PostgreSQL sees
   // only the current schema (src/db/postgres-introspector.ts).
   // Numbers are handed out to parallel branches, so one may land after a higher number has
   // already run on an installation (011 after 016): run it then rather than refuse to start.
+  const provider: MigrationProvider = {
+    getMigrations: async () => timed(withTestHook(MIGRATIONS), onMigrated),
+  };
   const migrator = new Migrator({ db: db.kysely, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
@@ -135,6 +139,23 @@ async function recordSchemaVersion(db: Db): Promise<void> {
   await sql`
     insert into faultline_meta (name, value) values (${SCHEMA_VERSION}, ${FAULTLINE_VERSION})
     on conflict (name) do update set value = excluded.value`.execute(db.kysely);
+}
+
+function timed(migrations: Record<string, Migration>, onMigrated?: OnMigrated) {
+  if (!onMigrated) return migrations;
+  return Object.fromEntries(
+    Object.entries(migrations).map(([name, migration]) => [
+      name,
+      {
+        ...migration,
+        up: async (db: Parameters<Migration["up"]>[0]) => {
+          const started = performance.now();
+          await migration.up(db);
+          onMigrated(name, Math.round(performance.now() - started));
+        },
+      },
+    ]),
+  );
 }
 
 /**
