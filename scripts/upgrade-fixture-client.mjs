@@ -1,8 +1,9 @@
 // The application scripts/make-upgrade-fixture.mjs runs against the Faultline that makes an
 // upgrade fixture: the real @sentry/node SDK sending what a month of a real install holds.
 // argv[2] is the mode:
-//   "app"   errors (three issues, one of them three times), a traced request with nested
-//           spans, logs, cron check-ins and feedback; prints {errors, traceId, feedback} as JSON
+//   "app"   errors (three issues; the SDK's dedupe keeps one of three identical ones), an
+//           attachment, a traced request with nested spans, logs, cron check-ins and feedback;
+//           prints {errors, traceId, feedback} as JSON (the last error has the attachment)
 //   "crash" ends with an uncaught exception (a crashed session)
 // Every mode runs with release health on, so the process's own session is sent when it ends.
 import * as Sentry from "@sentry/node";
@@ -18,6 +19,8 @@ Sentry.init({
 Sentry.setUser({ id: `user-${mode}`, email: `${mode}@shop.example.com` });
 Sentry.setTag("fixture", "upgrade");
 
+/** The attachment's bytes, checked by tests/upgrade.test.ts. */
+const ATTACHMENT = "order 7: 41.50 EUR, card ending 4242\n";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function parseCart(input) {
@@ -47,7 +50,11 @@ if (mode === "app") {
         try {
           chargeCard(41.5);
         } catch (err) {
-          errors.push(Sentry.captureException(err));
+          // An attachment: on SQLite a file beside the database, which an upgrade must keep.
+          Sentry.withScope((scope) => {
+            scope.addAttachment({ filename: "receipt.txt", data: ATTACHMENT });
+            errors.push(Sentry.captureException(err));
+          });
         }
       });
       Sentry.logger.info(Sentry.logger.fmt`Checkout by ${"user-17"} for ${41.5}`, { cart: 7 });

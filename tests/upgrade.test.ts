@@ -98,6 +98,7 @@ describe.each(fixtures.flatMap((fixture) => dialects.map((d) => ({ fixture, dial
     let restored: Restored;
     let server: RunningServer;
     let before: Record<string, number>;
+    let migrationsBefore: string[];
     const api = async <T = unknown>(pathname: string, token = fixture.operatorToken) => {
       const res = await server.api<T>(pathname, token);
       expect(res.status, `${pathname}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(200);
@@ -107,6 +108,9 @@ describe.each(fixtures.flatMap((fixture) => dialects.map((d) => ({ fixture, dial
     beforeAll(async () => {
       restored = await restore(fixture, dialect as "sqlite" | "postgres");
       before = await dataCounts(restored);
+      migrationsBefore = (
+        await restored.query<{ name: string }>("select name from kysely_migration")
+      ).map((r) => r.name);
       server = await start(restored, fixture);
     }, 120_000);
 
@@ -125,11 +129,18 @@ describe.each(fixtures.flatMap((fixture) => dialects.map((d) => ({ fixture, dial
       }
     }, 60_000);
 
-    it("starts, migrates and says which version it is", () => {
+    it("starts, runs exactly the migrations the fixture lacked and says which version it is", async () => {
       const log = server.logs();
-      expect(log).toContain(`Faultline ${FAULTLINE_VERSION} starting`);
-      if (data.counts.kysely_migration !== undefined && !log.includes("applied migrations"))
-        expect(fixture.madeBy.version).toBe(FAULTLINE_VERSION);
+      expect(log.split("\n")[0]).toBe(
+        `Faultline ${FAULTLINE_VERSION} starting (role all, Node.js ${process.version})`,
+      );
+      const now = await restored.query<{ name: string }>("select name from kysely_migration");
+      const applied = now.map((r) => r.name).filter((name) => !migrationsBefore.includes(name));
+      applied.sort();
+      if (applied.length === 0) expect(log).not.toContain("applied migrations");
+      else expect(log).toContain(`[db] applied migrations: ${applied.join(", ")}\n`);
+      for (const name of applied)
+        expect(log).toMatch(new RegExp(`migration ${name} ran in \\d+ ms`));
     });
 
     it("reads every kind of row through the API", async () => {
@@ -180,6 +191,15 @@ describe.each(fixtures.flatMap((fixture) => dialects.map((d) => ({ fixture, dial
         `/api/0/organizations/${org}/releases/${encodeURIComponent("shop@1.0.0")}/`,
       );
       expect(release.version).toBe("shop@1.0.0");
+
+      // The last error carries an attachment (on SQLite, a file in the data directory).
+      const eventPath = `/api/0/projects/${org}/default/events/${data.errors.at(-1)}/attachments/`;
+      const attachments = await api<{ id: string; name: string }[]>(eventPath);
+      expect(attachments.map((a) => a.name)).toEqual(["receipt.txt"]);
+      const download = await fetch(`${server.url}${eventPath}${attachments[0]?.id}/?download=1`, {
+        headers: { authorization: `Bearer ${fixture.operatorToken}` },
+      });
+      expect(await download.text()).toBe("order 7: 41.50 EUR, card ending 4242\n");
 
       if (data.alertRuleId) {
         const rules = await api<{ id: string; name: string }[]>(
