@@ -107,9 +107,9 @@ async function refuseNewerDatabase(db: Db): Promise<void> {
   );
   const unknown = rows.map((r) => r.name).filter((name) => !Object.hasOwn(MIGRATIONS, name));
   if (unknown.length === 0) return;
-  const newer = (await readSchemaVersion(db)) ?? "a newer version";
+  const newer = await readSchemaVersion(db);
   throw new Error(
-    `this database was migrated by Faultline ${newer} (migrations ${unknown.sort().join(", ")}), which this Faultline ${FAULTLINE_VERSION} does not know. Run Faultline ${newer} or later on it; nothing was changed.`,
+    `this database was migrated by Faultline ${newer ?? "of a newer version"} (migrations ${unknown.sort().join(", ")}), which this Faultline ${FAULTLINE_VERSION} does not know. Run ${newer ? `Faultline ${newer}` : "the Faultline that migrated it"} or a later one on it; nothing was changed.`,
   );
 }
 
