@@ -6,6 +6,7 @@ import { resolveClientIp } from "./src/auth/client-ip";
 import { bootstrap } from "./src/db/bootstrap";
 import { openDb, setDb } from "./src/db/connection";
 import { migrateToLatest } from "./src/db/migrate";
+import { untilAvailable } from "./src/db/until-available";
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from "./src/db/wal-checkpointer";
 import { env } from "./src/env";
 import { handleIngest } from "./src/ingest/accept/handle-ingest";
@@ -17,6 +18,7 @@ import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
 import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
 import { isBuiltSourceMap } from "./src/server/static-maps";
+import { logUnhandledRejections } from "./src/server/unhandled-rejections";
 import { type NextHandler, webHandler } from "./src/server/web-handler";
 import { WebThread } from "./src/server/web-thread-host";
 import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
@@ -31,6 +33,7 @@ import { FAULTLINE_VERSION } from "./src/version";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 async function main(): Promise<void> {
+  logUnhandledRejections("server");
   const config = env();
   const role = config.FAULTLINE_ROLE;
   const runsIngest = role === "all" || role === "ingest";
@@ -47,11 +50,11 @@ async function main(): Promise<void> {
   });
   setDb(db);
   // Each migration's time, for an operator watching a long upgrade (they commit together).
-  const applied = await migrateToLatest(db, (name, ms) =>
-    console.log(`[db] migration ${name} ran in ${ms} ms`),
+  const applied = await untilAvailable("migrations", () =>
+    migrateToLatest(db, (name, ms) => console.log(`[db] migration ${name} ran in ${ms} ms`)),
   );
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);
-  const { defaultKey } = await bootstrap(db);
+  const { defaultKey } = await untilAvailable("defaults", () => bootstrap(db));
   // Faultline's own browser source maps, built beside the chunks, for its `faultline` project.
   try {
     const started = Date.now();

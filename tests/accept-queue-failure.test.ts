@@ -65,7 +65,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-it("answers 503 to every request whose queue write failed", async () => {
+it("answers 503 with Retry-After to every request whose queue write failed", async () => {
   const logged = console.error;
   console.error = () => {};
   try {
@@ -78,6 +78,7 @@ it("answers 503 to every request whose queue write failed", async () => {
         const res = await fetch(url, { method: "POST", body: new Uint8Array(body) });
         return {
           status: res.status,
+          retryAfter: res.headers.get("retry-after"),
           error: res.headers.get("x-sentry-error"),
           body: await res.json(),
         };
@@ -87,6 +88,7 @@ it("answers 503 to every request whose queue write failed", async () => {
     for (const answer of answers) {
       expect(answer).toEqual({
         status: 503,
+        retryAfter: "5",
         error: "the queue could not be written; retry later",
         body: { detail: "the queue could not be written; retry later" },
       });

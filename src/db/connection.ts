@@ -5,6 +5,7 @@ import { Kysely } from "kysely";
 import pg from "pg";
 import { env } from "../env";
 import { CurrentSchemaPostgresDialect } from "./postgres-introspector";
+import { openPostgresPool } from "./postgres-pool";
 import type { Database } from "./schema";
 import { ImmediateSqliteDialect } from "./sqlite-dialect";
 import { withStatementCache } from "./statement-cache";
@@ -73,13 +74,7 @@ export function openDb(
     });
     return { kysely, dialect, sqlitePath: target, close: () => kysely.destroy() };
   }
-  const pool = new pg.Pool({
-    connectionString: target,
-    max: opts.poolSize ?? env().FAULTLINE_DB_POOL_SIZE,
-  });
-  // An idle client that loses its connection emits 'error'; without a listener that would
-  // crash the process. The pool replaces the client on next use.
-  pool.on("error", (err) => console.error("[db] idle PostgreSQL client error:", err.message));
+  const pool = openPostgresPool(target, opts.poolSize ?? env().FAULTLINE_DB_POOL_SIZE);
   const kysely = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   return { kysely, dialect, close: () => kysely.destroy() };
 }

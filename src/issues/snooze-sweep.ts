@@ -1,4 +1,5 @@
 import type { Db } from "../db/connection";
+import { logDbFailure } from "../db/failure-log";
 import { recordActivities } from "./activity";
 import { parseStatusDetails } from "./status-details";
 
@@ -55,7 +56,7 @@ export function startSnoozeSweep(db: Db, intervalMs = 60_000): { stop(): Promise
   let timer: NodeJS.Timeout | undefined;
   const tick = () => {
     running = unignoreExpired(db)
-      .catch((err) => console.error("[issues] unignoring expired issues failed:", err))
+      .catch((err) => logDbFailure("[issues] unignoring expired issues failed", err))
       .finally(() => {
         running = undefined;
         if (!stopping) timer = setTimeout(tick, intervalMs);

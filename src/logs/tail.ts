@@ -1,4 +1,5 @@
 import type { Db } from "../db/connection";
+import { logDbFailure } from "../db/failure-log";
 import { env } from "../env";
 import { AppError } from "../errors";
 import type { SerializedLog } from "./api";
@@ -211,7 +212,7 @@ export class LogTailHub {
         this.deliver(feed, sub, lines.length > 0 ? lines.join("") : ": keep-alive\n\n");
       }
     } catch (err) {
-      console.error("[logs] live tail poll failed:", err);
+      logDbFailure("[logs] live tail poll failed", err);
     } finally {
       feed.polling = false;
     }

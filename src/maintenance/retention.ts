@@ -3,6 +3,7 @@ import path from "node:path";
 import { type RawBuilder, sql } from "kysely";
 import { pruneAlertState } from "../alerts/rules/prune";
 import type { Db } from "../db/connection";
+import { logDbFailure } from "../db/failure-log";
 import { expireSourcemaps } from "../sourcemaps/mutations";
 
 /**
@@ -258,7 +259,7 @@ export function startRetention(
         const parts = Object.entries(summary).map(([t, n]) => `${n} ${t}`);
         if (parts.length > 0) console.log(`[retention] deleted ${parts.join(", ")}`);
       })
-      .catch((err) => console.error("[retention] run failed; next run as scheduled:", err))
+      .catch((err) => logDbFailure("[retention] run failed; next run as scheduled", err))
       .finally(() => {
         running = undefined;
         if (!stopping) timer = setTimeout(tick, opts.intervalMs);

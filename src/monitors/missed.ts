@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { recordMonitorOutcomes } from "../alerts/delivery/monitor-alerts";
 import type { Db } from "../db/connection";
+import { logDbFailure } from "../db/failure-log";
 import { nextExpected } from "./schedule";
 import { scheduleOf } from "./schedule-of";
 import { detectTimedOutCheckIns } from "./timeouts";
@@ -106,7 +107,7 @@ export class MissedCheckInDetector {
       this.running = detectMissedCheckIns(this.db)
         .then(() => detectTimedOutCheckIns(this.db))
         .then(() => undefined)
-        .catch((err) => console.error("[monitors] missed check-in detection failed:", err))
+        .catch((err) => logDbFailure("[monitors] missed check-in detection failed", err))
         .finally(() => {
           this.running = undefined;
         });

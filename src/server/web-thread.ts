@@ -4,6 +4,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { firstHop } from "../auth/client-ip";
 import { openDb, setDb } from "../db/connection";
 import { publishSelfMonitoringOrigin } from "../projects/self-monitoring";
+import { logUnhandledRejections } from "./unhandled-rejections";
 import { type NextHandler, webHandler } from "./web-handler";
 
 /**
@@ -24,6 +25,7 @@ export interface WebThreadData {
 }
 
 async function main(): Promise<void> {
+  logUnhandledRejections("web");
   const data = workerData as WebThreadData;
   const port = parentPort;
   if (!port) throw new Error("web-thread.ts runs as a worker thread");

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { sql } from "kysely";
 import type { Db } from "../../db/connection";
+import { logDbFailure } from "../../db/failure-log";
 import type { AlertOutboxTable } from "../../db/schema";
 import { env } from "../../env";
 import { mailConfigured, sendMail } from "../../mail/transport";
@@ -99,7 +100,7 @@ export class AlertSender {
     if (this.ticking || this.stopped) return;
     this.ticking = this.tick()
       .then(() => undefined)
-      .catch((err) => console.error("[alerts] sender tick failed:", err))
+      .catch((err) => logDbFailure("[alerts] sender tick failed", err))
       .finally(() => {
         this.ticking = undefined;
       });

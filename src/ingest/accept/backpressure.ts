@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import { logDbFailure } from "../../db/failure-log";
 
 /**
  * Refuses new envelopes while the system cannot take them: the queue backlog over its bound
@@ -55,7 +56,7 @@ export class BackpressureGuard {
             }
           : null;
     } catch (err) {
-      console.error("[ingest] backlog check failed:", err);
+      logDbFailure("[ingest] backlog check failed", err);
     }
     try {
       const stats = await fs.statfs(this.limits.dataDir);

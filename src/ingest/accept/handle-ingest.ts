@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import zlib from "node:zlib";
+import { logDbFailure } from "../../db/failure-log";
 import type { QueueKind, QueueWriter, RawEnvelope } from "../queue/queue";
 import { type CredentialResult, extractCredentials, type KeyCache, type KeyInfo } from "./auth";
 import type { BackpressureGuard } from "./backpressure";
@@ -12,7 +13,7 @@ import { requestOrigin } from "./origins";
 import { handleOtlp } from "./otlp/handle-otlp";
 import type { AcceptOutcomes } from "./outcomes";
 import type { KeyRateLimiter } from "./rate-limit";
-import { answerFailure, PREFLIGHT_HEADERS, Refusal, send } from "./respond";
+import { answerFailure, PREFLIGHT_HEADERS, Refusal, send, unavailable } from "./respond";
 import type { IngestRoute, OtlpRoute } from "./route";
 
 /** The Sentry protocol's endpoints (OTLP has its own handler, otlp/handle-otlp.ts). */
@@ -385,8 +386,11 @@ export function queued({ key, kind, body }: Pick<Accepted, "key" | "kind" | "bod
   return { projectId: key.projectId, keyId: key.keyId, receivedAt: Date.now(), kind, body };
 }
 
-/** A failed queue write is logged and answered 503: the SDK keeps the event and retries. */
+/**
+ * A failed queue write (the database away, a failing disk) is logged and answered 503 with
+ * Retry-After, never 200: nothing was committed, so nothing was acknowledged.
+ */
 export function queueFailure(err: unknown): Refusal {
-  console.error("[ingest] queue write failed:", err);
-  return new Refusal(503, "the queue could not be written; retry later");
+  logDbFailure("[ingest] queue write failed", err);
+  return unavailable("the queue could not be written; retry later");
 }

@@ -1,3 +1,4 @@
+import { logDbFailure } from "../../db/failure-log";
 import { type Outcome, OutcomeCounter } from "../process/outcomes";
 import type { QueueWriter } from "../queue/queue";
 
@@ -20,18 +21,24 @@ export class AcceptOutcomes {
     if (this.counter.size === 0) return;
     const list = this.counter.list();
     this.counter = new OutcomeCounter();
-    await this.queue.enqueue({
-      projectId: 0,
-      keyId: 0,
-      receivedAt: Date.now(),
-      kind: "outcomes",
-      body: Buffer.from(JSON.stringify(list)),
-    });
+    try {
+      await this.queue.enqueue({
+        projectId: 0,
+        keyId: 0,
+        receivedAt: Date.now(),
+        kind: "outcomes",
+        body: Buffer.from(JSON.stringify(list)),
+      });
+    } catch (err) {
+      // Not queued (the database away): counted again, into the next flush.
+      this.counter.addAll(list);
+      throw err;
+    }
   }
 
   start(intervalMs = 1000): void {
     this.timer = setInterval(() => {
-      this.flush().catch((err) => console.error("[ingest] could not queue outcomes:", err));
+      this.flush().catch((err) => logDbFailure("[ingest] could not queue outcomes", err));
     }, intervalMs);
     this.timer.unref();
   }

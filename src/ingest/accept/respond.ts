@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { logDbFailure } from "../../db/failure-log";
+import { isTransientDbError } from "../../db/transient-errors";
 
 /** On every answer, so browser SDKs on any origin can read the status and rate limits. */
 const CORS_HEADERS = {
@@ -49,9 +51,35 @@ export function send(
   res.end(json);
 }
 
+/**
+ * Seconds an SDK is told to wait while nothing can be committed. SDKs drop what they would
+ * send meanwhile, and a database restart or failover takes seconds: long enough to spare a
+ * recovering server the full load, short enough to lose little once it is back.
+ */
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/** 503 with Retry-After: nothing was committed, and trying again later may succeed. */
+export function unavailable(detail: string): Refusal {
+  return new Refusal(503, detail, {
+    headers: { "Retry-After": String(UNAVAILABLE_RETRY_SECONDS) },
+  });
+}
+
+/**
+ * The answer to an error that is not a refusal: a database that is away or busy (a key
+ * lookup that could not connect) is 503, anything else 500.
+ */
+export function refusalOf(err: unknown): Refusal | undefined {
+  if (err instanceof Refusal) return err;
+  if (!isTransientDbError(err)) return undefined;
+  logDbFailure("[ingest] database unavailable", err);
+  return unavailable("the database is unavailable; retry later");
+}
+
 /** A refusal's answer, or 500 for anything else. Never throws: it runs in callbacks. */
-export function answerFailure(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+export function answerFailure(req: IncomingMessage, res: ServerResponse, failure: unknown): void {
   try {
+    const err = refusalOf(failure) ?? failure;
     if (!(err instanceof Refusal)) {
       console.error("[ingest] unexpected error:", err);
       if (!res.headersSent) send(res, 500, { detail: "internal error" });
@@ -66,8 +94,8 @@ export function answerFailure(req: IncomingMessage, res: ServerResponse, err: un
     if (closeConnection) headers.Connection = "close";
     send(res, err.status, { detail: err.detail }, headers);
     if (closeConnection) res.once("finish", () => req.socket.destroySoon?.());
-  } catch (failure) {
-    console.error("[ingest] could not answer:", failure);
+  } catch (cannot) {
+    console.error("[ingest] could not answer:", cannot);
     res.destroy();
   }
 }

@@ -25,6 +25,8 @@ import { setThreadPriority } from "./thread-priority";
  */
 
 interface PooledWorker {
+  /** Its place in the pool: thread 0 also runs the periodic maintenance. */
+  index: number;
   thread: Worker;
   tid: number | undefined;
   /** Since when it has had work (undefined: it last found the queue empty). */
@@ -37,7 +39,15 @@ export interface WorkerPoolOptions {
   idlePriority?: boolean;
   /** False while holding processing back would risk backpressure (the backlog is large). */
   mayHold?: () => boolean;
+  /** Bundled beside the server (dist/worker-thread.js); tests give a thread of their own. */
+  entry?: URL;
+  /** The wait before the first replacement of a thread that died; doubles while they keep dying. */
+  firstRestartDelayMs?: number;
 }
+
+const RESTART_MAX_DELAY_MS = 60_000;
+/** A thread that was up this long before it died starts the backoff afresh. */
+const RESTART_RESET_MS = 60_000;
 
 export class WorkerPool {
   private workers: PooledWorker[] = [];
@@ -50,6 +60,10 @@ export class WorkerPool {
   private holdSpent = false;
   /** When the last hold ended: a held worker was not starved, so its wait counts from here. */
   private releasedAt = 0;
+  private stopping = false;
+  /** Per place in the pool: replacements since a thread there last stayed up RESTART_RESET_MS. */
+  private readonly restarts = new Map<number, number>();
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
 
   constructor(
     private readonly size: number,
@@ -57,37 +71,7 @@ export class WorkerPool {
   ) {}
 
   async start(): Promise<void> {
-    // Bundled beside the server (dist/worker-thread.js).
-    const entry = new URL("./worker-thread.js", import.meta.url);
-    for (let i = 0; i < this.size; i++) {
-      // A bounded young generation: each thread's nursery counts fully in RSS under load
-      // (32 MB per thread cost ~50 MB of peak RSS over three threads; 8 MB costs little CPU
-      // now that processing makes less garbage). Since the server runs with
-      // --max-semi-space-size=2 (scripts/server-runtime.json), that process-wide flag is the
-      // tighter bound for every thread: draining 90k errors ran ~1,120 scavenges with this
-      // limit at 8, 16, 32 or 64 MB alike. This one holds if the flag goes.
-      const thread = new Worker(entry, {
-        resourceLimits: { maxYoungGenerationSizeMb: 8 },
-        // Thread 0 also runs the periodic maintenance (retention).
-        workerData: { index: i },
-      });
-      thread.on("error", (err) => console.error("[worker] thread error:", err));
-      const tid = await new Promise<number | undefined>((resolve, reject) => {
-        thread.once("message", (m: { ready?: boolean; tid?: number }) =>
-          m?.ready ? resolve(m.tid) : reject(new Error(String(m))),
-        );
-        thread.once("exit", (code) => reject(new Error(`worker thread exited with ${code}`)));
-      });
-      // A new thread looks for work at once: busy until it says it found none.
-      const worker: PooledWorker = {
-        thread,
-        tid,
-        busySince: Date.now(),
-        boosted: false,
-      };
-      thread.on("message", (m) => this.onMessage(worker, m));
-      this.workers.push(worker);
-    }
+    for (let i = 0; i < this.size; i++) this.workers.push(await this.spawn(i));
     if (this.options.idlePriority) {
       this.watch = setInterval(() => {
         this.steerHold();
@@ -95,6 +79,70 @@ export class WorkerPool {
       }, 250);
       this.watch.unref();
     }
+  }
+
+  private async spawn(index: number): Promise<PooledWorker> {
+    // A bounded young generation: each thread's nursery counts fully in RSS under load
+    // (32 MB per thread cost ~50 MB of peak RSS over three threads; 8 MB costs little CPU
+    // now that processing makes less garbage). Since the server runs with
+    // --max-semi-space-size=2 (scripts/server-runtime.json), that process-wide flag is the
+    // tighter bound for every thread: draining 90k errors ran ~1,120 scavenges with this
+    // limit at 8, 16, 32 or 64 MB alike. This one holds if the flag goes.
+    const thread = new Worker(
+      this.options.entry ?? new URL("./worker-thread.js", import.meta.url),
+      {
+        resourceLimits: { maxYoungGenerationSizeMb: 8 },
+        workerData: { index },
+      },
+    );
+    thread.on("error", (err) => console.error("[worker] thread error:", err));
+    const tid = await new Promise<number | undefined>((resolve, reject) => {
+      thread.once("message", (m: { ready?: boolean; tid?: number }) =>
+        m?.ready ? resolve(m.tid) : reject(new Error(String(m))),
+      );
+      thread.once("exit", (code) => reject(new Error(`worker thread exited with ${code}`)));
+    });
+    // A new thread looks for work at once: busy until it says it found none.
+    const worker: PooledWorker = { index, thread, tid, busySince: Date.now(), boosted: false };
+    const readyAt = Date.now();
+    thread.on("message", (m) => this.onMessage(worker, m));
+    thread.once("exit", (code) => this.replace(worker, code, readyAt));
+    return worker;
+  }
+
+  /**
+   * A worker thread that dies (a bug, an error nothing caught) must not stop processing for
+   * as long as the process runs: its batch rolled back and stays queued, and a fresh thread
+   * takes its place, later and later while they keep dying (as the web thread is replaced).
+   */
+  private replace(dead: PooledWorker, code: number, readyAt: number): void {
+    if (this.stopping) return;
+    this.workers = this.workers.filter((w) => w !== dead);
+    if (Date.now() - readyAt >= RESTART_RESET_MS) this.restarts.set(dead.index, 0);
+    const restarts = this.restarts.get(dead.index) ?? 0;
+    this.restarts.set(dead.index, restarts + 1);
+    const delay = Math.min(
+      RESTART_MAX_DELAY_MS,
+      (this.options.firstRestartDelayMs ?? 1000) * 2 ** restarts,
+    );
+    console.error(
+      `[worker] worker thread ${dead.index} exited with ${code}; replacing it in ${delay} ms`,
+    );
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
+      this.spawn(dead.index).then(
+        (worker) => {
+          if (this.stopping) void worker.thread.terminate();
+          else this.workers.push(worker);
+        },
+        (err) => {
+          console.error("[worker] a replacement worker thread failed to start:", err);
+          // Its own exit scheduled nothing (it never became ready): try again, later.
+          this.replace(dead, -1, 0);
+        },
+      );
+    }, delay);
+    this.restartTimers.add(timer);
   }
 
   /** Coalesced: many commits in one tick send one message per thread. */
@@ -112,6 +160,8 @@ export class WorkerPool {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.restartTimers) clearTimeout(timer);
     clearInterval(this.watch);
     await Promise.all(
       this.workers.map(

@@ -5,6 +5,7 @@ import { FALLBACK_AUTOCHECKPOINT_PAGES, WalCheckpointer } from "../../db/wal-che
 import { env } from "../../env";
 import { startSnoozeSweep } from "../../issues/snooze-sweep";
 import { startRetention } from "../../maintenance/retention";
+import { logUnhandledRejections } from "../../server/unhandled-rejections";
 import { artifactLookup } from "../../sourcemaps/lookup";
 import { Symbolicator } from "../process/symbolicate";
 import { openQueueReader } from "../queue/queue";
@@ -21,6 +22,7 @@ import { currentThreadId, lowerThreadPriority } from "./thread-priority";
  * "ready" (with the thread id), "idle" when it has caught up with the queue, "stopped".
  */
 async function main(): Promise<void> {
+  logUnhandledRejections("worker");
   // The default 16 MB page cache filled up and stayed as RSS without speeding the store
   // stage: each batch touches pages all over the random-keyed indexes (event and trace ids)
   // and writes them to the WAL anyway. Draining 190k queued errors ran as fast with 2 MB,

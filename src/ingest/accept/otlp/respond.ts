@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { CORS_HEADER_LIST, Refusal } from "../respond";
+import { CORS_HEADER_LIST, Refusal, refusalOf } from "../respond";
 import type { RequestSummary } from "./check";
 import { rejectionMessage } from "./check";
 import type { OtlpEncoding, OtlpSignal } from "./decode";
@@ -98,9 +98,9 @@ export function answerOtlpFailure(
       res.destroy();
       return;
     }
-    const refusal =
-      err instanceof Refusal ? err : new Refusal(500, "internal error while accepting OTLP");
-    if (!(err instanceof Refusal)) console.error("[ingest] unexpected error (OTLP):", err);
+    const known = refusalOf(err);
+    const refusal = known ?? new Refusal(500, "internal error while accepting OTLP");
+    if (!known) console.error("[ingest] unexpected error (OTLP):", err);
     const { closeConnection, headers: extra } = refusal.options;
     const headers: Record<string, string> = {
       ...extra,
