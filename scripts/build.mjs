@@ -24,6 +24,7 @@ await build({
     "bench-ui-releases-stats": "scripts/bench-ui-releases-stats.ts",
     "bench-logs": "scripts/bench-logs.ts",
     "bench-live-tail": "scripts/bench-live-tail.ts",
+    "bench-migrations": "scripts/bench-migrations.ts",
   },
   outdir: "dist",
   bundle: true,

@@ -3,6 +3,7 @@ import { type ReactNode, Suspense } from "react";
 import { OrgSidebar, type SidebarItem } from "@/components/nav/org-sidebar";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
+import { FAULTLINE_VERSION } from "@/src/version";
 
 /** Every organization page: the sections on the left, the page beside them. */
 export default async function OrgLayout({
@@ -47,13 +48,16 @@ export default async function OrgLayout({
   const plain = <OrgSidebarFallback items={items} />;
   return (
     <div className="flex min-h-screen">
-      <aside className="sticky top-0 h-screen w-40 shrink-0 overflow-y-auto border-r border-line bg-surface px-2 py-3">
+      <aside className="sticky top-0 flex h-screen w-40 shrink-0 flex-col overflow-y-auto border-r border-line bg-surface px-2 py-3">
         <Link href={base} className="mb-3 block px-2 font-semibold text-fg no-underline">
           {ctx.org.name}
         </Link>
         <Suspense fallback={plain}>
           <OrgSidebar orgSlug={ctx.org.slug} items={items} />
         </Suspense>
+        <footer className="mt-auto px-2 pt-3 text-xs text-muted">
+          Faultline <span data-testid="faultline-version">{FAULTLINE_VERSION}</span>
+        </footer>
       </aside>
       <div className="min-w-0 flex-1">{children}</div>
     </div>

@@ -201,7 +201,7 @@ export interface WorkerStateTable {
   value: number;
 }
 
-/** A log container stored, by a hash of its bytes, so an SDK's retry is not (027-ingest-once.ts). */
+/** A log container stored, by a hash of its bytes, so an SDK's retry is not (031-ingest-once.ts). */
 export interface LogContainerTable {
   project_id: number;
   hash: string;

@@ -45,7 +45,7 @@ export async function storeFeedback(
 
 /**
  * Attachments, each once: an SDK's retry of an envelope sends them again, and the unique index
- * (027-ingest-once.ts) keeps the first; the accepted outcome counts only the stored ones.
+ * (031-ingest-once.ts) keeps the first; the accepted outcome counts only the stored ones.
  */
 export async function storeAttachments(
   records: AttachmentRecord[],

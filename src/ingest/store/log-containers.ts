@@ -5,7 +5,7 @@ import type { LogContainer, StorableBatch } from "../process/process-envelopes";
 
 /**
  * Logs carry no id, so an SDK that retries an envelope had its logs stored twice. Each container is noted by a hash of its bytes in `log_containers`
- * (027-ingest-once.ts) in the batch's transaction; one seen before, or twice in the batch, is
+ * (031-ingest-once.ts) in the batch's transaction; one seen before, or twice in the batch, is
  * not stored again and its logs count as `filtered` / `duplicate` instead of `accepted`.
  * Concurrent batches with the same container: the unique key makes the second insert wait
  * for the first and return nothing.
