@@ -55,6 +55,8 @@ export const RETENTION_TABLES: RetentionTable[] = [
     keyColumns: ["project_id", "name", "span_ms", "start", "environment", "release", "op"],
   },
   { table: "check_ins", timeColumn: "received_at" },
+  // Uptime checks (migration 030), by when they ran.
+  { table: "uptime_checks", timeColumn: "started_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
   { table: "release_sessions", timeColumn: "hour" },
