@@ -13,6 +13,7 @@ import { guardedLookup, type OutboundPolicy, refusedHost } from "../security/out
  * and at most MAX_BODY_BYTES of an answer are read, so a server that trickles or answers 50 MB
  * costs one slot for at most the timeout and never memory. A TLS certificate is verified
  * before a byte of the request is sent; an invalid one is the check's failure, never a crash.
+ * A valid certificate's expiry is returned for the monitor page's warning (model.ts).
  */
 export const MAX_REDIRECTS = 5;
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -26,8 +27,6 @@ export interface ProbeRequest {
   /** Inclusive [low, high] ranges of statuses that count as up. */
   expectedStatus: [number, number][];
   bodyContains: string | null;
-  /** A valid certificate that expires within this many days fails the check. 0: no warning. */
-  tlsWarningDays: number;
 }
 
 export interface ProbeResult {
@@ -56,8 +55,6 @@ interface Hop {
 type HopSink = Pick<ProbeResult, "dnsMs" | "connectMs" | "tlsMs" | "firstByteMs" | "certExpiresAt">;
 
 class CheckFailure extends Error {}
-
-const DAY = 86_400_000;
 
 export async function probe(
   req: ProbeRequest,
@@ -132,12 +129,6 @@ export async function probe(
       return `unexpected status ${answer.status}`;
     if (r.bodyContains && !answer.body.includes(r.bodyContains))
       return `the response does not contain ${JSON.stringify(r.bodyContains.slice(0, 100))}`;
-    const expiry = result.certExpiresAt;
-    if (expiry !== null && r.tlsWarningDays > 0) {
-      const days = (expiry - Date.now()) / DAY;
-      if (days < r.tlsWarningDays)
-        return `the TLS certificate expires in ${Math.max(0, Math.floor(days))} days (${new Date(expiry).toISOString()})`;
-    }
     return null;
   }
 }

@@ -23,7 +23,6 @@ function check(url: string, more: Partial<ProbeRequest> = {}): ProbeRequest {
     timeoutMs: 2_000,
     expectedStatus: [[200, 299]],
     bodyContains: null,
-    tlsWarningDays: 0,
     ...more,
   };
 }
