@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
+import { ONCALL_ACTIONS } from "../alerts/delivery/oncall";
 import type { Database, UptimeMonitorTable } from "../db/schema";
 import { processEnvelopes } from "../ingest/process/process-envelopes";
 import { storeBatch } from "../ingest/store/store-batch";
@@ -192,5 +193,55 @@ async function closeIncident(
     .where("id", "=", Number(issueId))
     .where("status", "<>", "resolved")
     .execute();
+  await resolveOnCallAlerts(trx, Number(issueId), now);
   return Number(issueId);
+}
+
+/**
+ * The on-call services the downtime issue paged (PagerDuty, Opsgenie, …) are told it is
+ * over: for each on-call alert the issue's opening wrote, one `issue_resolved` row to the same
+ * channel, whose dedupe key makes it one however often this runs; the sender resolves by the
+ * alert's key (src/alerts/delivery/oncall.ts). Chat channels are not sent a second message.
+ */
+async function resolveOnCallAlerts(
+  trx: Kysely<Database>,
+  issueId: number,
+  now: number,
+): Promise<void> {
+  const opened = await trx
+    .selectFrom("alert_outbox")
+    .select(["organization_id", "project_id", "rule_id", "action", "dedupe_key"])
+    .where("issue_id", "=", issueId)
+    .where("reason", "=", "new_issue")
+    .where((eb) =>
+      eb.or([
+        eb("action", "like", `%${ONCALL_ACTIONS.pagerduty}%`),
+        eb("action", "like", `%${ONCALL_ACTIONS.opsgenie}%`),
+      ]),
+    )
+    .execute();
+  if (opened.length === 0) return;
+  await trx
+    .insertInto("alert_outbox")
+    .values(
+      opened.map((o) => ({
+        organization_id: Number(o.organization_id),
+        project_id: o.project_id === null ? null : Number(o.project_id),
+        rule_id: o.rule_id === null ? null : Number(o.rule_id),
+        issue_id: issueId,
+        monitor_id: null,
+        event_id: null,
+        reason: "issue_resolved",
+        action: o.action,
+        dedupe_key: `resolved:${o.dedupe_key}`,
+        delivery_id: randomUUID(),
+        next_attempt_at: now,
+        claimed_until: null,
+        last_error: null,
+        created_at: now,
+        delivered_at: null,
+      })),
+    )
+    .onConflict((oc) => oc.column("dedupe_key").doNothing())
+    .execute();
 }

@@ -1,4 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ONCALL_ACTIONS } from "../../src/alerts/delivery/oncall";
+import { AlertSender } from "../../src/alerts/delivery/sender";
+import { CONDITION } from "../../src/alerts/rules/ids";
+import { createRule } from "../../src/alerts/rules/mutations";
+import { RuleInputSchema } from "../../src/alerts/rules/schemas";
 import { bootstrap } from "../../src/db/bootstrap";
 import type { Db } from "../../src/db/connection";
 import type { RecordedCheck } from "../../src/uptime/incidents";
@@ -20,14 +25,31 @@ process.env.FAULTLINE_ALLOW_PRIVATE_WEBHOOKS = "1";
 const actor = { userId: null, label: "test" };
 let healthy = true;
 let site: TestServer;
+/** PagerDuty's Events API stand-in: what the downtime issue's rule sent. */
+let pagerDuty: TestServer;
+const paged: { event_action: string; dedup_key: string }[] = [];
 
 beforeAll(async () => {
+  pagerDuty = await httpServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => {
+      paged.push(JSON.parse(body));
+      res.statusCode = 202;
+      res.end('{"status":"success"}');
+    });
+  });
   site = await httpServer((_req, res) => {
     res.statusCode = healthy ? 200 : 500;
     res.end(healthy ? "ok" : "broken");
   });
 });
-afterAll(() => site?.close());
+afterAll(async () => {
+  await site?.close();
+  await pagerDuty?.close();
+});
 
 describe.each(await testDialects())("uptime runner on $name", ({ create }) => {
   let database: TestDatabase;
@@ -71,6 +93,26 @@ describe.each(await testDialects())("uptime runner on $name", ({ create }) => {
       UptimeInputSchema.parse({ name: "<img src=x onerror=alert(1)>", url }),
       actor,
     );
+    // A rule that pages PagerDuty for a new issue: the downtime issue triggers it, and the
+    // monitor coming back up resolves it by the same dedup_key.
+    await createRule(
+      db,
+      scope(),
+      RuleInputSchema.parse({
+        name: "page on-call",
+        conditions: [{ id: CONDITION.firstSeen }],
+        actions: [
+          {
+            id: ONCALL_ACTIONS.pagerduty,
+            routingKey: "R0UTINGKEY0123456789abcdefABCDEF",
+            apiUrl: pagerDuty.url,
+          },
+        ],
+      }),
+      actor,
+    );
+    const sender = new AlertSender(db, { pollMs: 20, timeoutMs: 2000, perHour: 1000 });
+    paged.length = 0;
     const seen: (RecordedCheck | undefined)[] = [];
     const runner = new UptimeRunner(db, { onCheck: (_id, r) => seen.push(r) });
     const state = async () =>
@@ -110,6 +152,14 @@ describe.each(await testDialects())("uptime runner on $name", ({ create }) => {
       .execute();
     expect(outbox.map((o) => o.reason)).toContain("new_issue");
 
+    await sender.runUntilIdle(20_000);
+    expect(paged).toEqual([
+      expect.objectContaining({
+        event_action: "trigger",
+        dedup_key: `faultline-issue-${issue.id}`,
+      }),
+    ]);
+
     // Still down: no second issue.
     await checkNow(runner, id);
     expect(seen.at(-1)?.change).toBeUndefined();
@@ -124,6 +174,12 @@ describe.each(await testDialects())("uptime runner on $name", ({ create }) => {
       .where("id", "=", Number(issue.id))
       .executeTakeFirstOrThrow();
     expect(resolved.status).toBe("resolved");
+    await sender.runUntilIdle(20_000);
+    await sender.stop();
+    expect(paged.map((p) => [p.event_action, p.dedup_key])).toEqual([
+      ["trigger", `faultline-issue-${issue.id}`],
+      ["resolve", `faultline-issue-${issue.id}`],
+    ]);
     const incidents = await db.kysely
       .selectFrom("uptime_incidents")
       .selectAll()
