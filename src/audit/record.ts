@@ -48,6 +48,7 @@ export const AUDIT_VERBS = {
   "uptime_monitor.create": "created the uptime monitor",
   "uptime_monitor.update": "changed the uptime monitor",
   "uptime_monitor.delete": "deleted the uptime monitor",
+  "status_page.update": "changed the status page",
   "form.refused": "was refused the form",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;

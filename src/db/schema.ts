@@ -60,6 +60,8 @@ export interface Database {
   uptime_monitors: UptimeMonitorTable;
   uptime_checks: UptimeCheckTable;
   uptime_incidents: UptimeIncidentTable;
+  status_pages: StatusPageTable;
+  status_page_monitors: StatusPageMonitorTable;
 }
 
 export interface OrganizationTable {
@@ -807,4 +809,21 @@ export interface UptimeIncidentTable {
   resolved_at: number | null;
   issue_id: number | null;
   error: string | null;
+}
+
+/** Migration 030: an organization's public status page (src/uptime/status-page.ts). */
+export interface StatusPageTable {
+  id: Generated<number>;
+  organization_id: number;
+  slug: string;
+  title: string;
+  enabled: number;
+  updated_at: number;
+}
+
+export interface StatusPageMonitorTable {
+  status_page_id: number;
+  monitor_id: number;
+  position: number;
+  show_url: number;
 }

@@ -394,6 +394,22 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
       ["id", String(g.uptime)],
     ],
   },
+  "app/[org]/uptime/actions.ts#saveStatusPageAction": {
+    need: "alerts.write",
+    lists: ["monitors", "showUrl"],
+    fields: (o) => [
+      ["org", o.org],
+      ["slug", `${o.org}-status`],
+      ["title", "Status"],
+      ["monitors", String(o.uptime)],
+    ],
+    other: (o, g) => [
+      ["org", o.org],
+      ["slug", `${o.org}-status`],
+      ["title", "Status"],
+      ["monitors", String(g.uptime)],
+    ],
+  },
   "app/[org]/settings/auth-tokens/actions.ts#createOrgTokenAction": {
     need: "org.write",
     fields: (o) => [

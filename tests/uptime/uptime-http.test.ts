@@ -124,6 +124,12 @@ describe("uptime monitors over HTTP", () => {
       expect(page.body).not.toContain("<img src=x");
       expect(page.body).toContain("&lt;script&gt;window.pwned=1&lt;/script&gt;");
     }
+    // The Alerts page lists the monitor beside the issue alert rules, with its state.
+    const alerts = await as.viewer.get("/acme/alerts");
+    expect(alerts.body).toContain("data-alert-monitors");
+    expect(alerts.body).toContain("&lt;script&gt;window.pwned=1&lt;/script&gt;");
+    expect(alerts.body).not.toContain("<script>window.pwned");
+    expect(alerts.body).toMatch(/>down<\/span>/);
     const detail = await as.viewer.get(`/acme/uptime/${id}`);
     expect(detail.body).toContain("unexpected status 503");
     expect(detail.body).toContain("data-incidents");

@@ -12,6 +12,7 @@ import { findProjectBySlugs } from "@/src/projects/queries";
 import { UptimeInputSchema } from "@/src/uptime/model";
 import { createUptimeMonitor, deleteUptimeMonitor } from "@/src/uptime/mutations";
 import { findOrgUptimeMonitor } from "@/src/uptime/queries";
+import { saveStatusPage } from "@/src/uptime/status-page";
 
 /** Create and delete uptime monitors from the uptime page: admins and owners (alerts.write). */
 const CreateForm = z.object({
@@ -84,4 +85,48 @@ export async function deleteUptimeMonitorAction(formData: FormData): Promise<voi
     },
   );
   if (target) redirect(target);
+}
+
+/** The organization's public status page: its address, title, whether it is on, its monitors. */
+const StatusPageForm = z.object({
+  slug: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "The address takes a–z, 0–9 and dashes"),
+  title: z.string().trim().min(1, "Enter a title").max(200),
+  enabled: z.string().optional(),
+  monitors: z.array(z.coerce.number().int().positive()).max(200).default([]),
+  showUrl: z.array(z.coerce.number().int().positive()).max(200).default([]),
+});
+
+export async function saveStatusPageAction(
+  _prev: ActionState,
+  formData: FormData,
+): Promise<ActionState> {
+  return runOrgAction(
+    formData,
+    {
+      name: "saveStatusPageAction",
+      need: "alerts.write",
+      schema: StatusPageForm,
+      lists: ["monitors", "showUrl"],
+    },
+    async (ctx, input) => {
+      await saveStatusPage(
+        getDb(),
+        ctx.org.id,
+        {
+          slug: input.slug,
+          title: input.title,
+          enabled: input.enabled === "on",
+          monitors: input.monitors,
+          showUrl: input.showUrl,
+        },
+        userActor(ctx.user, await headers()),
+      );
+      revalidatePath(`/${ctx.org.slug}/uptime/status-page`);
+      return { ok: true, message: "Status page saved" };
+    },
+  );
 }

@@ -27,7 +27,12 @@ export default async function UptimePage({ params }: { params: Promise<{ org: st
   return (
     <main style={page}>
       <OrgNav ctx={ctx} current="uptime" />
-      <h1 className="mb-3 text-lg font-semibold">Uptime</h1>
+      <div className="mb-3 flex items-baseline justify-between">
+        <h1 className="text-lg font-semibold">Uptime</h1>
+        <Link href={`/${ctx.org.slug}/uptime/status-page`} className="text-sm">
+          Status page
+        </Link>
+      </div>
       {monitors.length === 0 ? (
         <p className="mb-4 text-muted">
           No uptime monitors yet. A monitor requests a URL on an interval and opens an issue when it

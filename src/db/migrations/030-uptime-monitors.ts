@@ -5,6 +5,7 @@ import { type AnyDb, withId } from "./helpers";
  * monitor's interval, every check's result, and the incidents (down → up) with the downtime
  * issue each opened. `next_check_at` is the claim: a worker runs a check only after moving it
  * on with a compare-and-set, so several processes on PostgreSQL check each monitor once.
+ * Status pages: an organization's public page (opt-in, its own slug) and the monitors on it.
  */
 export async function up(db: AnyDb): Promise<void> {
   await db.schema
@@ -88,5 +89,23 @@ export async function up(db: AnyDb): Promise<void> {
     .createIndex("uptime_incidents_monitor")
     .on("uptime_incidents")
     .columns(["monitor_id", "started_at"])
+    .execute();
+  await db.schema
+    .createTable("status_pages")
+    .$call((t) => withId(db, t))
+    .addColumn("organization_id", "bigint", (c) => c.notNull().unique())
+    .addColumn("slug", "text", (c) => c.notNull().unique())
+    .addColumn("title", "text", (c) => c.notNull())
+    .addColumn("enabled", "integer", (c) => c.notNull())
+    .addColumn("updated_at", "bigint", (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable("status_page_monitors")
+    .addColumn("status_page_id", "bigint", (c) => c.notNull())
+    .addColumn("monitor_id", "bigint", (c) => c.notNull())
+    .addColumn("position", "integer", (c) => c.notNull())
+    /** 1: the page shows the monitor's URL (off by default: URLs can be internal). */
+    .addColumn("show_url", "integer", (c) => c.notNull())
+    .addPrimaryKeyConstraint("status_page_monitors_pk", ["status_page_id", "monitor_id"])
     .execute();
 }
