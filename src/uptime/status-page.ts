@@ -123,6 +123,8 @@ export async function saveStatusPage(
 export interface PublicStatusPage {
   title: string;
   monitors: {
+    /** Its place on the page (no internal id leaves the server). */
+    position: number;
     name: string;
     url: string | null;
     state: "up" | "down" | "pending" | "paused";
@@ -154,6 +156,7 @@ export async function publicStatusPage(
       "uptime_monitors.state",
       "uptime_monitors.status",
       "status_page_monitors.show_url",
+      "status_page_monitors.position",
     ])
     .where("status_page_monitors.status_page_id", "=", page.id)
     .orderBy("status_page_monitors.position")
@@ -197,6 +200,7 @@ export async function publicStatusPage(
   return {
     title: page.title,
     monitors: monitors.map((m) => ({
+      position: Number(m.position),
       name: m.name,
       url: Number(m.show_url) === 1 ? m.url : null,
       state: m.status === "disabled" ? "paused" : m.state,

@@ -42,8 +42,8 @@ export default async function StatusPage({ params }: { params: Promise<{ slug: s
         {down > 0 ? `Down: ${down} of ${data.monitors.length} services` : "All systems operational"}
       </p>
       <ul className="mb-8 space-y-5">
-        {data.monitors.map((m, i) => (
-          <MonitorRow key={`${i}-${m.name}`} monitor={m} />
+        {data.monitors.map((m) => (
+          <MonitorRow key={m.position} monitor={m} />
         ))}
       </ul>
       <h2 className="mb-2 font-semibold">Incidents in the last 90 days</h2>
