@@ -23,6 +23,7 @@ await build({
     "bench-ui-releases-stats": "scripts/bench-ui-releases-stats.ts",
     "bench-logs": "scripts/bench-logs.ts",
     "bench-live-tail": "scripts/bench-live-tail.ts",
+    "bench-uptime": "scripts/bench-uptime.ts",
   },
   outdir: "dist",
   bundle: true,
