@@ -756,6 +756,10 @@ export interface UptimeMonitorTable {
   organization_id: number;
   project_id: number;
   name: string;
+  /** http: requested by the worker; heartbeat: pinged at /api/uptime/heartbeat/<token>/. */
+  kind: Generated<"http" | "heartbeat">;
+  heartbeat_token: string | null;
+  last_ping_at: number | null;
   url: string;
   method: string;
   /** JSON list of [name, value]. */

@@ -125,7 +125,7 @@ export async function recordCheck(
  */
 async function openDowntimeIssue(
   trx: Transaction<Database>,
-  m: { id: number; project_id: number; url: string; name: string },
+  m: { id: number; project_id: number; url: string; name: string; kind: string },
   incidentId: number,
   result: ProbeResult,
   now: number,
@@ -137,7 +137,8 @@ async function openDowntimeIssue(
     level: "error",
     platform: "other",
     logger: "uptime",
-    message: `Downtime detected for ${m.url}`,
+    // A heartbeat has no URL of its own: its name says what stopped.
+    message: `Downtime detected for ${m.kind === "heartbeat" ? `${m.name} (heartbeat)` : m.url}`,
     fingerprint: ["uptime-monitor", String(m.id), String(incidentId)],
     tags: { uptime_monitor: String(m.id) },
     contexts: {

@@ -41,26 +41,47 @@ const StatusRange = z
     return lo <= hi;
   }, "the range's first code is above its last");
 
-export const UptimeInputSchema = z.object({
+/** The fields without their defaults: a PUT changes only what it names. */
+const FIELDS = {
   name: z.string().trim().min(1).max(128),
-  url: z.string().trim().min(1).max(2048),
-  method: z.enum(METHODS).default("GET"),
-  headers: z.array(Header).max(30).default([]),
-  body: z.string().max(65_536).nullable().default(null),
-  intervalSeconds: z.number().int().min(30).max(3600).default(60),
-  timeoutMs: z.number().int().min(1000).max(30_000).default(10_000),
-  expectedStatusCodes: z.array(StatusRange).min(1).max(20).default(["200-299"]),
-  bodyContains: z.string().min(1).max(1000).nullable().default(null),
-  tlsWarningDays: z.number().int().min(0).max(365).default(14),
-  failureThreshold: z.number().int().min(1).max(20).default(3),
-  recoveryThreshold: z.number().int().min(1).max(20).default(1),
-  owner: z.string().max(200).nullable().default(null),
-  status: z.enum(["active", "disabled"]).default("active"),
+  kind: z.enum(["http", "heartbeat"]),
+  /** Required for http; a heartbeat has none (the job calls Faultline). */
+  url: z.string().trim().max(2048),
+  method: z.enum(METHODS),
+  headers: z.array(Header).max(30),
+  body: z.string().max(65_536).nullable(),
+  intervalSeconds: z.number().int().min(30).max(3600),
+  timeoutMs: z.number().int().min(1000).max(30_000),
+  expectedStatusCodes: z.array(StatusRange).min(1).max(20),
+  bodyContains: z.string().min(1).max(1000).nullable(),
+  tlsWarningDays: z.number().int().min(0).max(365),
+  failureThreshold: z.number().int().min(1).max(20),
+  recoveryThreshold: z.number().int().min(1).max(20),
+  owner: z.string().max(200).nullable(),
+  status: z.enum(["active", "disabled"]),
+};
+
+export const UptimeInputSchema = z.object({
+  name: FIELDS.name,
+  kind: FIELDS.kind.default("http"),
+  url: FIELDS.url.default(""),
+  method: FIELDS.method.default("GET"),
+  headers: FIELDS.headers.default([]),
+  body: FIELDS.body.default(null),
+  intervalSeconds: FIELDS.intervalSeconds.default(60),
+  timeoutMs: FIELDS.timeoutMs.default(10_000),
+  expectedStatusCodes: FIELDS.expectedStatusCodes.default(["200-299"]),
+  bodyContains: FIELDS.bodyContains.default(null),
+  tlsWarningDays: FIELDS.tlsWarningDays.default(14),
+  failureThreshold: FIELDS.failureThreshold.default(3),
+  recoveryThreshold: FIELDS.recoveryThreshold.default(1),
+  owner: FIELDS.owner.default(null),
+  status: FIELDS.status.default("active"),
 });
 export type UptimeInput = z.infer<typeof UptimeInputSchema>;
 
-/** PUT: every field optional, the rest kept. */
-export const UptimeUpdateSchema = UptimeInputSchema.partial();
+/** PUT: every field optional, the rest kept as they are (a heartbeat stays a heartbeat). */
+export const UptimeUpdateSchema = z.object(FIELDS).omit({ kind: true }).partial();
 export type UptimeUpdate = z.infer<typeof UptimeUpdateSchema>;
 
 export function statusRanges(codes: readonly string[]): [number, number][] {
@@ -100,6 +121,8 @@ export function serializeUptimeMonitor(m: UptimeMonitorRow) {
     id: String(m.id),
     projectSlug: m.projectSlug,
     name: m.name,
+    kind: m.kind,
+    heartbeatUrl: m.heartbeat_token ? heartbeatPath(m.heartbeat_token) : null,
     url: m.url,
     method: m.method,
     headers: parseJsonList<[string, string]>(m.headers, []),
@@ -119,4 +142,9 @@ export function serializeUptimeMonitor(m: UptimeMonitorRow) {
     lastCheckedAt: iso(m.last_check_at),
     dateCreated: iso(m.created_at),
   };
+}
+
+/** Where a heartbeat monitor's job pings (GET, HEAD or POST; no credentials: the path is secret). */
+export function heartbeatPath(token: string): string {
+  return `/api/uptime/heartbeat/${token}/`;
 }

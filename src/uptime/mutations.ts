@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { checkWebhookUrl } from "../alerts/delivery/ssrf";
 import { type AuditActor, recordAudit } from "../audit/record";
 import type { Db } from "../db/connection";
@@ -11,6 +12,7 @@ import { findUptimeMonitor, type UptimeScope } from "./queries";
  * clear error), and again at every connection by the probe.
  */
 async function checkedUrl(url: string): Promise<string> {
+  if (!url) throw new AppError("bad_request", "url: a URL is required");
   const problem = await checkWebhookUrl(url);
   if (problem) throw new AppError("bad_request", `url: ${problem}`);
   return url;
@@ -44,7 +46,8 @@ export async function createUptimeMonitor(
   input: UptimeInput,
   actor: AuditActor,
 ): Promise<number> {
-  const url = await checkedUrl(input.url);
+  const heartbeat = input.kind === "heartbeat";
+  const url = heartbeat ? "" : await checkedUrl(input.url);
   const now = Date.now();
   return db.kysely.transaction().execute(async (trx) => {
     const row = await trx
@@ -54,6 +57,9 @@ export async function createUptimeMonitor(
         project_id: scope.projectId,
         url,
         name: input.name,
+        kind: input.kind,
+        heartbeat_token: heartbeat ? randomBytes(24).toString("base64url") : null,
+        last_ping_at: null,
         method: input.method,
         headers: JSON.stringify(input.headers),
         body: input.body,
@@ -98,7 +104,8 @@ export async function updateUptimeMonitor(
 ): Promise<void> {
   const existing = await findUptimeMonitor(db, scope.projectId, id);
   if (!existing) throw new AppError("not_found", "uptime monitor not found");
-  const url = input.url !== undefined ? await checkedUrl(input.url) : undefined;
+  const url =
+    input.url !== undefined && existing.kind === "http" ? await checkedUrl(input.url) : undefined;
   const now = Date.now();
   await db.kysely.transaction().execute(async (trx) => {
     // A shorter interval takes effect at once rather than after the old, longer one.

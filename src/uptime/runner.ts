@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { Db } from "../db/connection";
 import { logDbFailure } from "../db/failure-log";
 import { type RecordedCheck, recordCheck } from "./incidents";
@@ -86,7 +87,14 @@ export class UptimeRunner {
         .executeTakeFirst();
       if (Number(won.numUpdatedRows) !== 1) continue; // another process took this one
       started++;
-      const job = this.check(Number(m.id), probeRequestOf(m));
+      const job =
+        m.kind === "heartbeat"
+          ? this.record(
+              Number(m.id),
+              heartbeatResult(m.last_ping_at, interval, Number(m.timeout_ms), now),
+              now,
+            )
+          : this.check(Number(m.id), probeRequestOf(m));
       this.inFlight.add(job);
       void job.finally(() => this.inFlight.delete(job));
     }
@@ -100,8 +108,18 @@ export class UptimeRunner {
 
   private async check(monitorId: number, req: ProbeRequest): Promise<void> {
     const startedAt = Date.now();
+    let result: ProbeResult;
     try {
-      const result = await this.run(req);
+      result = await this.run(req);
+    } catch (err) {
+      logDbFailure(`[uptime] checking monitor ${monitorId} failed`, err);
+      return;
+    }
+    await this.record(monitorId, result, startedAt);
+  }
+
+  private async record(monitorId: number, result: ProbeResult, startedAt: number): Promise<void> {
+    try {
       const recorded = await this.db.kysely
         .transaction()
         .execute((trx) => recordCheck(trx, monitorId, result, startedAt));
@@ -110,4 +128,33 @@ export class UptimeRunner {
       logDbFailure(`[uptime] recording a check of monitor ${monitorId} failed`, err);
     }
   }
+}
+
+/**
+ * A heartbeat monitor's check: up when its job pinged within the last interval (plus the
+ * monitor's timeout as grace for a job that runs a little late), else a failure.
+ */
+export function heartbeatResult(
+  lastPingAt: number | null,
+  intervalMs: number,
+  graceMs: number,
+  now: number,
+): ProbeResult {
+  const ok = lastPingAt !== null && Number(lastPingAt) >= now - intervalMs - graceMs;
+  return {
+    ok,
+    statusCode: null,
+    durationMs: 0,
+    dnsMs: null,
+    connectMs: null,
+    tlsMs: null,
+    firstByteMs: null,
+    error: ok
+      ? null
+      : lastPingAt === null
+        ? "no heartbeat received yet"
+        : `no heartbeat since ${new Date(Number(lastPingAt)).toISOString()}`,
+    certExpiresAt: null,
+    traceId: randomBytes(16).toString("hex"),
+  };
 }

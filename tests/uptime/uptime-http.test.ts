@@ -72,7 +72,8 @@ describe("uptime monitors over HTTP", () => {
     const one = `${base}${created.json.id}/`;
     expect((await sessionApi(server, as.member, "PUT", one, { name: "no" })).status).toBe(403);
     const put = await sessionApi(server, as.admin, "PUT", one, { status: "disabled" });
-    expect(put.json).toMatchObject({ status: "disabled", name: "API" });
+    // Only what the PUT names changes.
+    expect(put.json).toMatchObject({ status: "disabled", name: "API", intervalSeconds: 3600 });
     expect((await sessionApi(server, as.member, "DELETE", one)).status).toBe(403);
     expect((await sessionApi(server, as.admin, "DELETE", one)).status).toBe(204);
     expect((await sessionApi(server, as.viewer, "GET", one)).status).toBe(404);
@@ -130,6 +131,28 @@ describe("uptime monitors over HTTP", () => {
     expect(alerts.body).toContain("&lt;script&gt;window.pwned=1&lt;/script&gt;");
     expect(alerts.body).not.toContain("<script>window.pwned");
     expect(alerts.body).toMatch(/>down<\/span>/);
+    // A heartbeat monitor: its job pings the secret URL, no sign-in; an unknown one is 404.
+    const beat = await sessionApi(
+      server,
+      as.admin,
+      "POST",
+      `/api/0/projects/acme/${project}/uptime/`,
+      {
+        name: "nightly export",
+        kind: "heartbeat",
+      },
+    );
+    expect(beat.json.heartbeatUrl).toMatch(/^\/api\/uptime\/heartbeat\/[A-Za-z0-9_-]{32}\/$/);
+    expect((await fetch(`${server.url}${beat.json.heartbeatUrl}`)).status).toBe(200);
+    expect((await fetch(`${server.url}/api/uptime/heartbeat/${"x".repeat(32)}/`)).status).toBe(404);
+    const pinged = await withServerDb(server, (db) =>
+      db.kysely
+        .selectFrom("uptime_monitors")
+        .select("last_ping_at")
+        .where("id", "=", Number(beat.json.id))
+        .executeTakeFirstOrThrow(),
+    );
+    expect(pinged.last_ping_at).not.toBeNull();
     const detail = await as.viewer.get(`/acme/uptime/${id}`);
     expect(detail.body).toContain("unexpected status 503");
     expect(detail.body).toContain("data-incidents");

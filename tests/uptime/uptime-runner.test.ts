@@ -6,6 +6,7 @@ import { createRule } from "../../src/alerts/rules/mutations";
 import { RuleInputSchema } from "../../src/alerts/rules/schemas";
 import { bootstrap } from "../../src/db/bootstrap";
 import type { Db } from "../../src/db/connection";
+import { recordHeartbeat } from "../../src/uptime/heartbeat";
 import type { RecordedCheck } from "../../src/uptime/incidents";
 import { UptimeInputSchema } from "../../src/uptime/model";
 import { createUptimeMonitor } from "../../src/uptime/mutations";
@@ -195,6 +196,44 @@ describe.each(await testDialects())("uptime runner on $name", ({ create }) => {
       .execute();
     expect(checks.map((c) => Number(c.ok))).toEqual([1, 0, 0, 0, 0, 1]);
     expect(checks[1]).toMatchObject({ status_code: 500, error: "unexpected status 500" });
+  });
+
+  it("a heartbeat monitor is up while pinged and goes down when the pings stop", async () => {
+    const id = await createUptimeMonitor(
+      db,
+      scope(),
+      UptimeInputSchema.parse({ name: "nightly export", kind: "heartbeat", intervalSeconds: 60 }),
+      actor,
+    );
+    const row = await db.kysely
+      .selectFrom("uptime_monitors")
+      .select(["heartbeat_token", "url"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+    expect(row.heartbeat_token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const seen: (RecordedCheck | undefined)[] = [];
+    const runner = new UptimeRunner(db, { onCheck: (_id, r) => seen.push(r) });
+    expect(await recordHeartbeat(db, row.heartbeat_token as string)).toBe(true);
+    expect(await recordHeartbeat(db, "x".repeat(32))).toBe(false);
+    await checkNow(runner, id);
+    expect(seen.at(-1)?.state).toBe("up");
+    // No ping for longer than the interval: three failed checks, then down with an issue.
+    await db.kysely
+      .updateTable("uptime_monitors")
+      .set({ last_ping_at: Date.now() - 5 * 60_000 })
+      .where("id", "=", id)
+      .execute();
+    for (let i = 0; i < 3; i++) await checkNow(runner, id);
+    expect(seen.at(-1)?.change).toBe("down");
+    const issue = await db.kysely
+      .selectFrom("issues")
+      .select("title")
+      .where("id", "=", Number(seen.at(-1)?.issueId))
+      .executeTakeFirstOrThrow();
+    expect(issue.title).toBe("Downtime detected for nightly export (heartbeat)");
+    await recordHeartbeat(db, row.heartbeat_token as string);
+    await checkNow(runner, id);
+    expect(seen.at(-1)?.change).toBe("up");
   });
 
   it("two runners on one database check each monitor once per interval", async () => {

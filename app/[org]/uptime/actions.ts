@@ -18,7 +18,8 @@ import { saveStatusPage } from "@/src/uptime/status-page";
 const CreateForm = z.object({
   project: z.string().min(1).max(200),
   name: z.string().max(200),
-  url: z.string().max(4096),
+  kind: z.enum(["http", "heartbeat"]).default("http"),
+  url: z.string().max(4096).default(""),
   method: z.string().max(10).default("GET"),
   intervalSeconds: z.coerce.number().int().default(60),
   timeoutMs: z.coerce.number().int().default(10_000),
@@ -40,6 +41,7 @@ export async function createUptimeMonitorAction(
         throw new AppError("not_found", "project not found");
       const parsed = UptimeInputSchema.safeParse({
         name: form.name,
+        kind: form.kind,
         url: form.url,
         method: form.method,
         intervalSeconds: form.intervalSeconds,

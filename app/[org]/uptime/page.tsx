@@ -56,7 +56,7 @@ export default async function UptimePage({ params }: { params: Promise<{ org: st
                 <td className="py-1 pr-3">
                   <Link href={`/${ctx.org.slug}/uptime/${m.id}`}>{m.name}</Link>
                   <div className="break-all text-xs text-muted">
-                    {m.method} {m.url}
+                    {m.kind === "heartbeat" ? "heartbeat" : `${m.method} ${m.url}`}
                   </div>
                 </td>
                 <td className="py-1 pr-3">
@@ -103,8 +103,15 @@ export default async function UptimePage({ params }: { params: Promise<{ org: st
               <input name="name" required maxLength={128} className={input} />
             </label>
             <label className="flex flex-col text-xs">
-              URL
-              <input name="url" type="url" required className={`${input} w-80`} />
+              Kind
+              <select name="kind" className={input}>
+                <option value="http">HTTP check</option>
+                <option value="heartbeat">Heartbeat (the job pings Faultline)</option>
+              </select>
+            </label>
+            <label className="flex flex-col text-xs">
+              URL (HTTP checks)
+              <input name="url" type="url" className={`${input} w-80`} />
             </label>
             <label className="flex flex-col text-xs">
               Method

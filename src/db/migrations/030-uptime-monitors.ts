@@ -14,6 +14,10 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("organization_id", "bigint", (c) => c.notNull())
     .addColumn("project_id", "bigint", (c) => c.notNull())
     .addColumn("name", "text", (c) => c.notNull())
+    /** http: the worker requests `url`; heartbeat: the monitored job pings a secret URL. */
+    .addColumn("kind", "text", (c) => c.notNull().defaultTo("http"))
+    .addColumn("heartbeat_token", "text", (c) => c.unique())
+    .addColumn("last_ping_at", "bigint")
     .addColumn("url", "text", (c) => c.notNull())
     .addColumn("method", "text", (c) => c.notNull())
     /** JSON list of [name, value]. */

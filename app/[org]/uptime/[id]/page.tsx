@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { TimeSeriesChart } from "@/components/charts/time-series-chart";
@@ -7,6 +8,8 @@ import { formatShare, UptimeState } from "@/components/uptime/uptime-bits";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
+import { publicBaseUrl } from "@/src/projects/base-url";
+import { heartbeatPath } from "@/src/uptime/model";
 import { uptimePageData } from "@/src/uptime/page-data";
 import { OrgNav, page } from "../../org-nav";
 import { deleteUptimeMonitorAction } from "../actions";
@@ -24,6 +27,7 @@ export default async function UptimeMonitorPage({
   const id = Number(rawId);
   if (!Number.isSafeInteger(id) || id <= 0) notFound();
   const data = await uptimePageData(getDb(), ctx.org.id, id);
+  const baseUrl = publicBaseUrl(await headers());
   if (!data) notFound();
   const { monitor: m, lastCheck } = data;
   const now = Date.now();
@@ -52,10 +56,27 @@ export default async function UptimeMonitorPage({
         )}
       </div>
       <dl className="mb-4 grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
-        <dt className="text-muted">URL</dt>
-        <dd className="break-all" data-uptime-url>
-          {m.method} {m.url}
-        </dd>
+        {m.kind === "heartbeat" && m.heartbeat_token ? (
+          <>
+            <dt className="text-muted">Ping URL</dt>
+            <dd className="break-all" data-heartbeat-url>
+              <code>
+                {baseUrl}
+                {heartbeatPath(m.heartbeat_token)}
+              </code>{" "}
+              <span className="text-xs text-muted">
+                (GET, HEAD or POST at least every {Number(m.interval_seconds)} s)
+              </span>
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt className="text-muted">URL</dt>
+            <dd className="break-all" data-uptime-url>
+              {m.method} {m.url}
+            </dd>
+          </>
+        )}
         <dt className="text-muted">Project</dt>
         <dd>{m.projectSlug}</dd>
         <dt className="text-muted">Every / timeout</dt>
