@@ -22,6 +22,7 @@ import { logUnhandledRejections } from "./src/server/unhandled-rejections";
 import { type NextHandler, webHandler } from "./src/server/web-handler";
 import { WebThread } from "./src/server/web-thread-host";
 import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
+import { UptimeRunner } from "./src/uptime/runner";
 import { FAULTLINE_VERSION } from "./src/version";
 
 /**
@@ -88,6 +89,9 @@ async function main(): Promise<void> {
   // Alert delivery (src/alerts/delivery/sender.ts): every worker-role process sends.
   const alertSender = runsWorkers ? new AlertSender(db) : undefined;
   alertSender?.start();
+  // Uptime checks (src/uptime/runner.ts): every worker-role process claims what is due.
+  const uptime = runsWorkers ? new UptimeRunner(db) : undefined;
+  uptime?.start();
 
   // Where the main thread also accepts ingest, Next gets the web thread; in role web it
   // runs here, since this thread has no ingest to keep free.
@@ -171,6 +175,7 @@ async function main(): Promise<void> {
     await ingest?.stop();
     await workers?.stop();
     await missedCheckIns?.stop();
+    await uptime?.stop();
     await alertSender?.stop();
     await db.close();
     console.log("[server] stopped");

@@ -25,6 +25,7 @@ await build({
     "bench-logs": "scripts/bench-logs.ts",
     "bench-live-tail": "scripts/bench-live-tail.ts",
     "bench-migrations": "scripts/bench-migrations.ts",
+    "bench-uptime": "scripts/bench-uptime.ts",
   },
   outdir: "dist",
   bundle: true,

@@ -151,9 +151,10 @@ const EnvSchema = z.object({
     .default("0")
     .transform((v) => v === "1"),
   /**
-   * `1` lets alert webhooks reach loopback, link-local, private and other reserved addresses
-   * (receivers inside the company network). Off, such URLs are refused when a rule is saved
-   * and again when the sender connects (src/alerts/delivery/ssrf.ts).
+   * `1` lets every outbound target a user can name (alert webhooks, uptime checks) reach
+   * loopback, link-local, private and other reserved addresses (receivers inside the company
+   * network). Off, such URLs are refused when saved and again at each connection, after DNS
+   * (src/alerts/delivery/ssrf.ts, src/uptime/probe.ts).
    */
   FAULTLINE_ALLOW_PRIVATE_WEBHOOKS: z
     .enum(["0", "1"])

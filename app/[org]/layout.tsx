@@ -21,6 +21,7 @@ export default async function OrgLayout({
     { section: "traces", href: `${base}/traces`, label: "Traces", carries: true },
     { section: "logs", href: `${base}/logs`, label: "Logs", carries: true },
     { section: "crons", href: `${base}/crons`, label: "Crons", carries: true },
+    { section: "uptime", href: `${base}/uptime`, label: "Uptime" },
     { section: "releases", href: `${base}/releases`, label: "Releases", carries: true },
     { section: "feedback", href: `${base}/feedback`, label: "Feedback", carries: true },
     { section: "alerts", href: `${base}/alerts`, label: "Alerts", carries: true },

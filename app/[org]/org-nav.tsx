@@ -10,6 +10,7 @@ export type Section =
   | "traces"
   | "logs"
   | "crons"
+  | "uptime"
   | "releases"
   | "feedback"
   | "alerts"

@@ -45,6 +45,10 @@ export const AUDIT_VERBS = {
   "monitor.unmute": "unmuted cron monitor",
   "monitor.delete": "deleted cron monitor",
   "monitor_alerts.update": "changed the alerts of the cron monitor",
+  "uptime_monitor.create": "created the uptime monitor",
+  "uptime_monitor.update": "changed the uptime monitor",
+  "uptime_monitor.delete": "deleted the uptime monitor",
+  "status_page.update": "changed the status page",
   "form.refused": "was refused the form",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;

@@ -60,6 +60,11 @@ export interface Database {
   release_deploys: ReleaseDeployTable;
   alert_storm_counts: AlertStormCountTable;
   notification_settings: NotificationSettingTable;
+  uptime_monitors: UptimeMonitorTable;
+  uptime_checks: UptimeCheckTable;
+  uptime_incidents: UptimeIncidentTable;
+  status_pages: StatusPageTable;
+  status_page_monitors: StatusPageMonitorTable;
 }
 
 export interface OrganizationTable {
@@ -772,4 +777,86 @@ export interface IssueMinuteUserTable {
   issue_id: number;
   minute: number;
   user_key: string;
+}
+
+/** Migration 030 (src/uptime/): an HTTP(S) check run by the worker role every interval. */
+export interface UptimeMonitorTable {
+  id: Generated<number>;
+  organization_id: number;
+  project_id: number;
+  name: string;
+  /** http: requested by the worker; heartbeat: pinged at /api/uptime/heartbeat/<token>/. */
+  kind: Generated<"http" | "heartbeat">;
+  heartbeat_token: string | null;
+  last_ping_at: number | null;
+  url: string;
+  method: string;
+  /** JSON list of [name, value]. */
+  headers: string;
+  body: string | null;
+  interval_seconds: number;
+  timeout_ms: number;
+  /** JSON list of [low, high] status code ranges that count as up. */
+  expected_status: string;
+  body_contains: string | null;
+  tls_warning_days: number;
+  failure_threshold: number;
+  recovery_threshold: number;
+  owner: string | null;
+  status: "active" | "disabled";
+  state: "pending" | "up" | "down";
+  /** Consecutive failed / succeeded checks, for the thresholds. */
+  failures: number;
+  successes: number;
+  /** The claim: moved on with a compare-and-set by the worker that runs the check. */
+  next_check_at: number;
+  last_check_at: number | null;
+  /** The open incident while down. */
+  incident_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UptimeCheckTable {
+  id: Generated<number>;
+  project_id: number;
+  monitor_id: number;
+  started_at: number;
+  ok: number;
+  status_code: number | null;
+  duration_ms: number;
+  dns_ms: number | null;
+  connect_ms: number | null;
+  tls_ms: number | null;
+  first_byte_ms: number | null;
+  error: string | null;
+  cert_expires_at: number | null;
+  trace_id: string | null;
+}
+
+export interface UptimeIncidentTable {
+  id: Generated<number>;
+  project_id: number;
+  monitor_id: number;
+  started_at: number;
+  resolved_at: number | null;
+  issue_id: number | null;
+  error: string | null;
+}
+
+/** Migration 030: an organization's public status page (src/uptime/status-page.ts). */
+export interface StatusPageTable {
+  id: Generated<number>;
+  organization_id: number;
+  slug: string;
+  title: string;
+  enabled: number;
+  updated_at: number;
+}
+
+export interface StatusPageMonitorTable {
+  status_page_id: number;
+  monitor_id: number;
+  position: number;
+  show_url: number;
 }

@@ -75,6 +75,8 @@ export const RETENTION_TABLES: RetentionTable[] = [
     lateMs: ROLLUP_LATE_MS,
   },
   { table: "check_ins", timeColumn: "received_at" },
+  // Uptime checks (migration 030), by when they ran.
+  { table: "uptime_checks", timeColumn: "started_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
   { table: "release_sessions", timeColumn: "hour", lateMs: SESSION_LATE_MS },

@@ -19,6 +19,8 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
   "sign-in",
   "sign-out",
   "static",
+  // Public status pages (issue 34): /status/<page slug>.
+  "status",
 ]);
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$/;

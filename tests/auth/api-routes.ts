@@ -315,6 +315,39 @@ export const API_ROUTES: ApiRouteCase[] = [
     need: "alerts:write",
     ok: [404],
   },
+  // Uptime monitors (issue 34): admins create, members and viewers read.
+  {
+    method: "GET",
+    path: "/api/0/projects/{org}/{project}/uptime/",
+    need: "alerts:read",
+    ok: [200],
+  },
+  {
+    method: "POST",
+    path: "/api/0/projects/{org}/{project}/uptime/",
+    need: "alerts:write",
+    ok: [400],
+    body: {},
+  },
+  {
+    method: "GET",
+    path: `/api/0/projects/{org}/{project}/uptime/${UNKNOWN}/`,
+    need: "alerts:read",
+    ok: [404],
+  },
+  {
+    method: "PUT",
+    path: `/api/0/projects/{org}/{project}/uptime/${UNKNOWN}/`,
+    need: "alerts:write",
+    ok: [404],
+    body: { name: "renamed" },
+  },
+  {
+    method: "DELETE",
+    path: `/api/0/projects/{org}/{project}/uptime/${UNKNOWN}/`,
+    need: "alerts:write",
+    ok: [404],
+  },
   // Logs and crons (issue-22-logs-crons). The tail is a stream: a bad filter makes an allowed
   // call answer at once.
   {

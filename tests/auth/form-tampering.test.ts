@@ -290,6 +290,22 @@ async function populate(
     ),
     "personal token",
   );
+  ok(
+    await owner.action(
+      `/${org}/uptime`,
+      id("app/[org]/uptime/actions.ts#createUptimeMonitorAction"),
+      {
+        org,
+        project: one<{ slug: string }>("SELECT slug FROM projects WHERE id = ?", projectId).slug,
+        name: `${org} home`,
+        // A public address written as one, so saving needs no DNS; paused, so it is never run.
+        url: "http://93.184.215.14/",
+        status: "disabled",
+      },
+      { withState: true },
+    ),
+    "uptime monitor",
+  );
   const idOf = (sql: string, ...params: unknown[]) =>
     Number(one<{ id: number }>(sql, ...params).id);
   const userId = (email: string) =>
@@ -308,6 +324,7 @@ async function populate(
     feedback: Number(feedback),
     monitor: `${org}-nightly`,
     rule: idOf("SELECT id FROM alert_rules WHERE project_id = ?", projectId),
+    uptime: idOf("SELECT id FROM uptime_monitors WHERE name = ?", `${org} home`),
     invitation: idOf("SELECT id FROM invitations WHERE email = ?", `invitee-${org}@example.com`),
     orgToken: idOf("SELECT id FROM api_tokens WHERE name = ?", `${org}-ci`),
     search: idOf("SELECT id FROM saved_searches WHERE name = ?", `${org} shared`),

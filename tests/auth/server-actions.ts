@@ -26,6 +26,7 @@ export interface Objects {
   feedback: number;
   monitor: string;
   rule: number;
+  uptime: number;
   invitation: number;
   orgToken: number;
   search: number;
@@ -363,6 +364,50 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
       ["org", o.org],
       ["name", "Tampered"],
       ["platform", ""],
+    ],
+  },
+  "app/[org]/uptime/actions.ts#createUptimeMonitorAction": {
+    need: "alerts.write",
+    fields: (o) => [
+      ["org", o.org],
+      ["project", o.project],
+      ["name", "Tampered"],
+      ["url", "http://93.184.215.14/"],
+      ["status", "disabled"],
+    ],
+    other: (o, g) => [
+      ["org", o.org],
+      ["project", g.project],
+      ["name", "Tampered"],
+      ["url", "http://93.184.215.14/"],
+      ["status", "disabled"],
+    ],
+  },
+  "app/[org]/uptime/actions.ts#deleteUptimeMonitorAction": {
+    need: "alerts.write",
+    fields: (o) => [
+      ["org", o.org],
+      ["id", String(o.uptime)],
+    ],
+    other: (o, g) => [
+      ["org", o.org],
+      ["id", String(g.uptime)],
+    ],
+  },
+  "app/[org]/uptime/actions.ts#saveStatusPageAction": {
+    need: "alerts.write",
+    lists: ["monitors", "showUrl"],
+    fields: (o) => [
+      ["org", o.org],
+      ["slug", `${o.org}-status`],
+      ["title", "Status"],
+      ["monitors", String(o.uptime)],
+    ],
+    other: (o, g) => [
+      ["org", o.org],
+      ["slug", `${o.org}-status`],
+      ["title", "Status"],
+      ["monitors", String(g.uptime)],
     ],
   },
   "app/[org]/settings/auth-tokens/actions.ts#createOrgTokenAction": {

@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import { type OnCallVendor, vendorOf } from "./oncall";
+
 /**
  * What an outbox row's `action` (the action as configured on the rule, `{id, …}`) asks the
  * sender to do. Email uses Sentry's action id; the webhooks use Faultline's ids (Sentry's own
@@ -33,7 +36,9 @@ export type WebhookKind = keyof typeof WEBHOOK_ACTIONS;
 export type DeliveryTarget =
   | { kind: "email"; all: true }
   | { kind: "email"; all: false; members: string[] }
-  | { kind: WebhookKind; url: string };
+  | { kind: WebhookKind; url: string }
+  /** On-call and chat services (oncall.ts): clear fields, and the credentials still sealed. */
+  | { kind: "oncall"; vendor: OnCallVendor; fields: Record<string, string>; sealed: string | null };
 
 export function parseAction(raw: string | Record<string, unknown>): DeliveryTarget | string {
   let action: Record<string, unknown>;
@@ -61,6 +66,18 @@ export function parseAction(raw: string | Record<string, unknown>): DeliveryTarg
     if (/^members?$/i.test(type) || (list.length > 0 && !/all/i.test(type)))
       return list.length > 0 ? { kind: "email", all: false, members: list } : "no members named";
     return { kind: "email", all: true };
+  }
+  const vendor = vendorOf(id);
+  if (vendor) {
+    const fields: Record<string, string> = {};
+    for (const [k, v] of Object.entries(action))
+      if (k !== "id" && k !== "sealed" && typeof v === "string") fields[k] = v;
+    return {
+      kind: "oncall",
+      vendor,
+      fields,
+      sealed: typeof action.sealed === "string" ? action.sealed : null,
+    };
   }
   const url = [action.url, action.webhook, action.webhookUrl, action.webhook_url].find(
     (v): v is string => typeof v === "string" && v.length > 0,
@@ -92,5 +109,15 @@ export function parseAction(raw: string | Record<string, unknown>): DeliveryTarg
 export function channelOf(target: DeliveryTarget): string {
   if (target.kind === "email")
     return target.all ? "email:all" : `email:${[...target.members].sort().join(",")}`;
+  if (target.kind === "oncall") {
+    // The same credentials and destination are the same channel; the sealed text itself
+    // differs per save, so the clear fields and a hash of the sealed text name it.
+    const { name: _name, ...clear } = target.fields;
+    const digest = createHash("sha256")
+      .update(target.sealed ?? "")
+      .digest("hex")
+      .slice(0, 16);
+    return `${target.vendor}:${JSON.stringify(clear)}:${digest}`;
+  }
   return `${target.kind}:${target.url}`;
 }

@@ -10,6 +10,7 @@ import { findOrgProject } from "../../projects/queries";
 import { parseAction } from "./actions";
 import { deliveryLog } from "./log";
 import { monitorActions } from "./monitor-alerts";
+import { isOnCallAction, publicAction, storeOnCallAction } from "./oncall-actions";
 import { checkWebhookUrl } from "./ssrf";
 import { sendTestNotification } from "./test-notification";
 
@@ -92,7 +93,9 @@ function monitorAlertsOut(m: {
   alert_state: string;
 }) {
   return {
-    actions: monitorActions(m.alert_actions),
+    actions: monitorActions(m.alert_actions).map((a) =>
+      typeof a.id === "string" ? publicAction(a as { id: string }) : a,
+    ),
     failureThreshold: Number(m.alert_failure_threshold),
     state: m.alert_state,
     mailConfigured: mailConfigured(),
@@ -116,10 +119,16 @@ export async function updateMonitorAlertsResponse(
 ) {
   const m = await monitorOf(db, grant, slug);
   const body = await jsonBody(request, MonitorAlertsBody);
+  const before = monitorActions(m.alert_actions);
   for (const [i, action] of body.actions.entries()) {
+    if (isOnCallAction(action)) {
+      // Checked and its credentials sealed; a blank credential keeps the one saved before.
+      body.actions[i] = await storeOnCallAction(db, action, before[i], `actions.${i}`);
+      continue;
+    }
     const target = parseAction(action);
     if (typeof target === "string") throw new AppError("bad_request", `actions.${i}: ${target}`);
-    if (target.kind !== "email") {
+    if (target.kind !== "email" && target.kind !== "oncall") {
       const problem = await checkWebhookUrl(target.url);
       if (problem) throw new AppError("bad_request", `actions.${i}.url: ${problem}`);
     }

@@ -66,6 +66,7 @@ export const HEADLINES: Record<string, string> = {
   monitor_missed: "Cron monitor missed a check-in",
   monitor_failed: "Cron monitor failed",
   monitor_recovered: "Cron monitor recovered",
+  issue_resolved: "Issue resolved",
   test: "Test notification",
   digest: "Alert digest",
 };

@@ -1,5 +1,6 @@
 import type { Db } from "../../db/connection";
 import { parseAction } from "./actions";
+import type { OnCallVendor } from "./oncall";
 
 /**
  * A rule's (or cron monitor's) recent deliveries with their attempts, newest first: what the
@@ -96,10 +97,24 @@ const KIND_NAMES: Record<string, string> = {
   webhook: "Webhook",
 };
 
+const ONCALL_NAMES: Record<OnCallVendor, string> = {
+  pagerduty: "PagerDuty",
+  opsgenie: "Opsgenie",
+  telegram: "Telegram",
+  ntfy: "ntfy",
+  zulip: "Zulip",
+  mattermost: "Mattermost",
+  pushover: "Pushover",
+};
+
 export function describeChannel(action: string): string {
   const t = parseAction(action);
   if (typeof t === "string") return `Invalid action (${t})`;
   if (t.kind === "email") return t.all ? "Email: all members" : `Email: ${t.members.join(", ")}`;
+  if (t.kind === "oncall") {
+    const where = t.fields.topic ?? t.fields.stream ?? t.fields.chatId ?? t.fields.name ?? "";
+    return `${ONCALL_NAMES[t.vendor]}${where ? `: ${where}` : ""}`;
+  }
   let host = "?";
   try {
     host = new URL(t.url).host;

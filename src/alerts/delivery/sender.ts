@@ -5,10 +5,12 @@ import { logDbFailure } from "../../db/failure-log";
 import type { AlertOutboxTable } from "../../db/schema";
 import { env } from "../../env";
 import { mailConfigured, sendMail } from "../../mail/transport";
+import { unseal } from "../../security/sealed";
 import { channelOf, type DeliveryTarget, parseAction } from "./actions";
 import { loadAlertContent } from "./content";
 import { alertRecipients, renderAlertMail } from "./email";
 import { postJson } from "./http-post";
+import { isResolving, onCallRequest } from "./oncall";
 import { chatPayload } from "./payloads";
 
 /**
@@ -331,6 +333,8 @@ export class AlertSender {
         return;
       }
       result = await this.deliverEmail(row, target);
+    } else if (target.kind === "oncall") {
+      result = await this.deliverOnCall(row, target);
     } else {
       result = await this.deliverWebhook(row, target);
     }
@@ -400,7 +404,43 @@ export class AlertSender {
         `sha256=${crypto.createHmac("sha256", secret).update(body).digest("hex")}`;
       headers["X-Faultline-Reason"] = row.reason;
     }
-    const res = await postJson(target.url, body, headers, this.o.timeoutMs);
+    return this.postOutcome(target.url, body, headers);
+  }
+
+  /** An on-call or chat service (oncall.ts): its credentials opened, its own request. */
+  private async deliverOnCall(
+    row: OutboxRow,
+    target: Extract<DeliveryTarget, { kind: "oncall" }>,
+  ): Promise<AttemptResult> {
+    const secrets = target.sealed
+      ? await unseal<Record<string, string>>(this.db, target.sealed)
+      : {};
+    if (!secrets)
+      return {
+        outcome: "failed",
+        httpStatus: null,
+        error:
+          "the credentials cannot be opened (sealed under another auth secret); save them again",
+      };
+    const content = await loadAlertContent(this.db, row);
+    const req = onCallRequest(
+      target.vendor,
+      { ...target.fields, ...secrets },
+      { content, alertKey: alertKeyOf(row), resolving: isResolving(row.reason) },
+    );
+    return this.postOutcome(req.url, req.body, {
+      ...req.headers,
+      "X-Faultline-Delivery": row.delivery_id,
+    });
+  }
+
+  /** One POST and what its answer means for the delivery: done, try again, or give up. */
+  private async postOutcome(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<AttemptResult> {
+    const res = await postJson(url, body, headers, this.o.timeoutMs);
     const snippet = res.body.replace(/\s+/g, " ").trim().slice(0, 200);
     if (res.status === null)
       return {
@@ -470,6 +510,19 @@ export class AlertSender {
         .execute();
     });
   }
+}
+
+/**
+ * What an alert and its resolution share (PagerDuty's dedup_key, Opsgenie's alias): a cron
+ * monitor's incident (from its dedupe key `monitor:<id>:<incident>:…`), else the issue.
+ */
+export function alertKeyOf(
+  row: Pick<OutboxRow, "monitor_id" | "issue_id" | "dedupe_key" | "delivery_id">,
+): string {
+  const incident = /^monitor:(\d+):(\d+):/.exec(row.dedupe_key ?? "");
+  if (row.monitor_id !== null && incident) return `faultline-monitor-${incident[1]}-${incident[2]}`;
+  if (row.issue_id !== null) return `faultline-issue-${row.issue_id}`;
+  return `faultline-${row.delivery_id}`;
 }
 
 function numeric(row: OutboxRow): OutboxRow {

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import type { Db } from "../../db/connection";
 import { AppError } from "../../errors";
 import { parseAction } from "./actions";
+import { isOnCallAction, publicAction, storeOnCallAction } from "./oncall-actions";
 import { checkWebhookUrl } from "./ssrf";
 
 /**
@@ -23,6 +24,8 @@ export async function sendTestNotification(
   input: TestNotificationInput,
 ): Promise<{ deliveries: { id: number; deliveryId: string; action: string }[] }> {
   let actions: unknown[] | undefined = input.actions;
+  /** The rule's own actions, whose sealed credentials a test without them uses. */
+  let savedActions: Record<string, unknown>[] = [];
   let ruleId: number | null = input.ruleId ?? null;
   if (ruleId !== null) {
     const rule = await db.kysely
@@ -33,13 +36,11 @@ export async function sendTestNotification(
       .where("project_id", "=", input.projectId)
       .executeTakeFirst();
     if (!rule) throw new AppError("not_found", "alert rule not found");
-    if (!actions) {
-      try {
-        actions = JSON.parse(rule.actions) as unknown[];
-      } catch {
-        actions = [];
-      }
-    }
+    try {
+      const saved = JSON.parse(rule.actions) as unknown;
+      savedActions = Array.isArray(saved) ? (saved as Record<string, unknown>[]) : [];
+    } catch {}
+    if (!actions) actions = savedActions;
   } else ruleId = null;
   if (!Array.isArray(actions) || actions.length === 0)
     throw new AppError("bad_request", "actions: at least one action is needed");
@@ -47,9 +48,14 @@ export async function sendTestNotification(
   for (const [i, action] of actions.entries()) {
     if (!action || typeof action !== "object")
       throw new AppError("bad_request", `actions.${i}: must be an object`);
+    if (isOnCallAction(action)) {
+      // Sealed before it is written to the outbox; a blank credential uses the rule's.
+      actions[i] = await storeOnCallAction(db, action, savedActions[i], `actions.${i}`);
+      continue;
+    }
     const target = parseAction(action as Record<string, unknown>);
     if (typeof target === "string") throw new AppError("bad_request", `actions.${i}: ${target}`);
-    if (target.kind !== "email") {
+    if (target.kind !== "email" && target.kind !== "oncall") {
       const problem = await checkWebhookUrl(target.url);
       if (problem) throw new AppError("bad_request", `actions.${i}.url: ${problem}`);
     }
@@ -89,7 +95,17 @@ export async function sendTestNotification(
     deliveries: inserted.map((r) => ({
       id: Number(r.id),
       deliveryId: r.delivery_id,
-      action: r.action,
+      action: shownAction(r.action),
     })),
   };
+}
+
+/** The action as the answer shows it: an on-call action's credentials left out. */
+function shownAction(raw: string): string {
+  try {
+    const a = JSON.parse(raw) as { id?: unknown };
+    return typeof a.id === "string" ? JSON.stringify(publicAction(a as { id: string })) : raw;
+  } catch {
+    return raw;
+  }
 }

@@ -2,6 +2,7 @@ import type { OrgGrant } from "../../api/access";
 import type { Db } from "../../db/connection";
 import { AppError } from "../../errors";
 import { findProjectBySlugs } from "../../projects/queries";
+import { publicAction } from "../delivery/oncall-actions";
 import type { AlertRule } from "./model";
 import type { RuleScope } from "./mutations";
 import { findRule, listProjectRules } from "./queries";
@@ -17,7 +18,8 @@ export function ruleResponse(rule: AlertRule, projectSlug: string, canWrite: boo
     frequency: rule.frequency,
     conditions: rule.conditions,
     filters: rule.filters,
-    actions: rule.actions,
+    // An on-call action's credentials are never returned (oncall-actions.ts).
+    actions: rule.actions.map((a) => publicAction(a)),
     projects: [projectSlug],
     status: rule.status,
     createdBy: rule.createdBy ? { id: rule.createdBy } : null,

@@ -4,6 +4,7 @@ import { type AuditActor, recordAudit } from "../../audit/record";
 import type { Db } from "../../db/connection";
 import type { Database } from "../../db/schema";
 import { AppError } from "../../errors";
+import { isOnCallAction, storeOnCallAction } from "../delivery/oncall-actions";
 import { rulesChanged } from "./cache";
 import { type AlertRule, ruleFromRow } from "./model";
 import { ACTION, CONDITION, type RuleInput } from "./schemas";
@@ -80,6 +81,7 @@ export async function createRule(
   input: RuleInput,
   actor: AuditActor,
 ): Promise<AlertRule> {
+  input = { ...input, actions: await sealActions(db, input.actions, []) };
   const rule = await db.kysely.transaction().execute(async (trx) => {
     const rule = await insertRule(trx, scope.orgId, scope.projectId, input, actor.userId);
     await recordAudit(trx, {
@@ -102,6 +104,13 @@ export async function updateRule(
   input: RuleInput,
   actor: AuditActor,
 ): Promise<AlertRule> {
+  const saved = await db.kysely
+    .selectFrom("alert_rules")
+    .select("actions")
+    .where("id", "=", ruleId)
+    .where("project_id", "=", scope.projectId)
+    .executeTakeFirst();
+  input = { ...input, actions: await sealActions(db, input.actions, saved?.actions) };
   const rule = await db.kysely.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("alert_rules")
@@ -148,4 +157,36 @@ export async function deleteRule(
     });
   });
   rulesChanged(scope.projectId);
+}
+
+/**
+ * On-call actions checked and their credentials sealed (oncall-actions.ts); a credential left
+ * blank keeps the one saved at the same place before.
+ */
+async function sealActions(
+  db: Db,
+  actions: RuleInput["actions"],
+  savedJson: string | readonly unknown[] | undefined,
+): Promise<RuleInput["actions"]> {
+  let saved: unknown[] = [];
+  try {
+    saved =
+      typeof savedJson === "string" ? (JSON.parse(savedJson) as unknown[]) : [...(savedJson ?? [])];
+  } catch {}
+  const out: RuleInput["actions"] = [];
+  for (const [i, action] of actions.entries()) {
+    if (!isOnCallAction(action)) {
+      out.push(action);
+      continue;
+    }
+    const before = saved[i];
+    const stored = await storeOnCallAction(
+      db,
+      action,
+      before && typeof before === "object" ? (before as Record<string, unknown>) : undefined,
+      `actions.${i}`,
+    );
+    out.push(stored as RuleInput["actions"][number]);
+  }
+  return out;
 }

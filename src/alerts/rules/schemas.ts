@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ONCALL_IDS } from "../delivery/oncall";
 import {
   ACTION,
   CONDITION,
@@ -153,6 +154,9 @@ export const ActionSchema = z.discriminatedUnion(
     webhookAction(ACTION.slackCompatible),
     /** Sentry's legacy webhook plugin calls its field `url`. */
     z.object({ id: z.literal(ACTION.webhook), url: webhookUrl, name: z.string().optional() }),
+    // On-call and chat services (src/alerts/delivery/oncall.ts): string fields, checked and
+    // their credentials sealed when the rule is saved (oncall-actions.ts).
+    ...ONCALL_IDS.map((id) => z.object({ id: z.literal(id) }).catchall(z.string().max(4000))),
   ],
   { message: "unknown action id" },
 );

@@ -2,6 +2,7 @@ import type { Db } from "../../db/connection";
 import { AppError } from "../../errors";
 import type { OrgRef } from "../../orgs/queries";
 import { findOrgProject } from "../../projects/queries";
+import { ONCALL_ACTIONS } from "../delivery/oncall";
 import { ACTION, CONDITION, FILTER } from "./ids";
 import type { AlertRule } from "./model";
 import type { RuleScope } from "./mutations";
@@ -63,6 +64,13 @@ const ACTION_WORDS: Record<string, string> = {
   [ACTION.googleChat]: "Google Chat",
   [ACTION.slackCompatible]: "Slack-compatible webhook",
   [ACTION.webhook]: "webhook",
+  [ONCALL_ACTIONS.pagerduty]: "PagerDuty",
+  [ONCALL_ACTIONS.opsgenie]: "Opsgenie",
+  [ONCALL_ACTIONS.telegram]: "Telegram",
+  [ONCALL_ACTIONS.ntfy]: "ntfy",
+  [ONCALL_ACTIONS.zulip]: "Zulip",
+  [ONCALL_ACTIONS.mattermost]: "Mattermost",
+  [ONCALL_ACTIONS.pushover]: "Pushover",
 };
 
 export function describeActions(rule: AlertRule): string {

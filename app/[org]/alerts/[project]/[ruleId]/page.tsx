@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { RuleDeliveryLog } from "@/components/alerts/delivery-log";
 import { RuleEditor } from "@/components/alerts/rule-editor";
+import { publicAction } from "@/src/alerts/delivery/oncall-actions";
 import { findRule } from "@/src/alerts/rules/queries";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
@@ -72,7 +73,8 @@ export default async function RulePage({
           frequency: rule.frequency,
           conditions: rule.conditions,
           filters: rule.filters,
-          actions: rule.actions,
+          // Sealed credentials stay on the server; a save without them keeps them.
+          actions: rule.actions.map((a) => publicAction(a)),
         }}
         readOnly={!writable}
         smtpConfigured={mailConfigured()}
