@@ -1,8 +1,12 @@
 import Link from "next/link";
 import { type ReactNode, Suspense } from "react";
 import { OrgSidebar, type SidebarItem } from "@/components/nav/org-sidebar";
+import { OrgSwitcher } from "@/components/nav/org-switcher";
+import { RememberOrg } from "@/components/nav/remember-org";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
+import { getDb } from "@/src/db/connection";
+import { listUserOrgs } from "@/src/orgs/queries";
 
 /** Every organization page: the sections on the left, the page beside them. */
 export default async function OrgLayout({
@@ -48,9 +52,8 @@ export default async function OrgLayout({
   return (
     <div className="flex min-h-screen">
       <aside className="sticky top-0 h-screen w-40 shrink-0 overflow-y-auto border-r border-line bg-surface px-2 py-3">
-        <Link href={base} className="mb-3 block px-2 font-semibold text-fg no-underline">
-          {ctx.org.name}
-        </Link>
+        <OrgSwitcher current={ctx.org} orgs={await listUserOrgs(getDb(), ctx.user.id)} />
+        <RememberOrg slug={ctx.org.slug} />
         <Suspense fallback={plain}>
           <OrgSidebar orgSlug={ctx.org.slug} items={items} />
         </Suspense>

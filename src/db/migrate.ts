@@ -24,6 +24,7 @@ import * as m022 from "./migrations/022-alert-user-minutes";
 import * as m023 from "./migrations/023-log-search";
 import * as m024 from "./migrations/024-trace-summaries";
 import * as m025 from "./migrations/025-transaction-rollups";
+import * as m029 from "./migrations/029-organizations";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "023-log-search": m023,
   "024-trace-summaries": m024,
   "025-transaction-rollups": m025,
+  "029-organizations": m029,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

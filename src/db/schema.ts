@@ -7,6 +7,8 @@ import type { Generated } from "kysely";
  */
 export interface Database {
   organizations: OrganizationTable;
+  teams: TeamTable;
+  instance_admins: InstanceAdminTable;
   projects: ProjectTable;
   project_keys: ProjectKeyTable;
   issues: IssueTable;
@@ -63,6 +65,21 @@ export interface OrganizationTable {
   id: Generated<number>;
   slug: string;
   name: string;
+  created_at: number;
+}
+
+/** An organization's team; each organization has one named after its slug (migration 029). */
+export interface TeamTable {
+  id: Generated<number>;
+  organization_id: number;
+  slug: string;
+  name: string;
+  date_created: number;
+}
+
+/** Users who decide the instance's policy (who may create organizations). */
+export interface InstanceAdminTable {
+  user_id: string;
   created_at: number;
 }
 
