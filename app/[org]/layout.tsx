@@ -46,6 +46,16 @@ export default async function OrgLayout({
           },
         ]
       : []),
+    ...(can(ctx.role, "org.delete")
+      ? [
+          {
+            section: "settings",
+            href: `${base}/settings/organization`,
+            label: "Organization",
+            sub: true,
+          },
+        ]
+      : []),
   ];
   // Without the URL's selection (prerender, no JS yet) the links still lead to each section.
   const plain = <OrgSidebarFallback items={items} />;

@@ -7,6 +7,7 @@ export interface InstanceOrgRow {
   id: number;
   slug: string;
   name: string;
+  status: "active" | "deleting";
   createdAt: number;
   members: number;
   projects: number;
@@ -21,6 +22,7 @@ export async function listInstanceOrgs(db: Db): Promise<InstanceOrgRow[]> {
       "o.id",
       "o.slug",
       "o.name",
+      "o.status",
       "o.created_at",
       eb
         .selectFrom("members")
@@ -42,6 +44,7 @@ export async function listInstanceOrgs(db: Db): Promise<InstanceOrgRow[]> {
     id: Number(r.id),
     slug: r.slug,
     name: r.name,
+    status: r.status,
     createdAt: Number(r.created_at),
     members: Number(r.members ?? 0),
     projects: Number(r.projects ?? 0),
@@ -99,4 +102,15 @@ function toMs(value: unknown): number | null {
   if (Number.isFinite(n)) return n;
   const parsed = Date.parse(String(value));
   return Number.isNaN(parsed) ? null : parsed;
+}
+
+/** The instance's own audit log (organizations deleted), newest first. */
+export async function listInstanceAudit(db: Db, limit = 50) {
+  const rows = await db.kysely
+    .selectFrom("instance_audit_log")
+    .select(["id", "actor_label", "action", "target", "created_at"])
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id), created_at: Number(r.created_at) }));
 }

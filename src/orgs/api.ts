@@ -6,8 +6,8 @@ import { clientIpFromHeaders } from "../auth/client-ip";
 import { SCOPES, scopesAllow } from "../auth/permissions";
 import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
-import { env } from "../env";
 import { AppError } from "../errors";
+import { publicBaseUrl } from "../projects/base-url";
 import { formatDsn } from "../projects/dsn";
 import { createProject } from "../projects/mutations";
 import { knownPlatform } from "../projects/platforms";
@@ -49,8 +49,9 @@ function serializeOrg(org: OrgRow, baseUrl: string, ssoOrgIds: ReadonlySet<numbe
   };
 }
 
-function baseUrlOf(url: URL): string {
-  return (env().FAULTLINE_URL ?? url.origin).replace(/\/+$/, "");
+/** Where links and DSNs point: as the project pages show them (src/projects/base-url.ts). */
+function baseUrlOf(request: Request): string {
+  return publicBaseUrl(request.headers).replace(/\/+$/, "");
 }
 
 async function ssoOrgIds(db: Db, orgIds: number[]): Promise<Set<number>> {
@@ -64,13 +65,15 @@ async function ssoOrgIds(db: Db, orgIds: number[]): Promise<Set<number>> {
 }
 
 /** GET /api/0/organizations/: the organizations the caller belongs to (a token: its own). */
-export async function listOrganizationsResponse(db: Db, access: ApiAccess, url: URL) {
+export async function listOrganizationsResponse(db: Db, access: ApiAccess, request: Request) {
+  const url = new URL(request.url);
   const page = pageOf(url);
   const visible = await access.visibleOrgIds();
   if (visible !== "all" && visible.length === 0) return pagedJson([], url, page, false);
   const rows = await db.kysely
     .selectFrom("organizations")
     .select(["id", "slug", "name", "created_at"])
+    .where("status", "=", "active")
     .$if(visible !== "all", (q) => q.where("id", "in", visible as number[]))
     .orderBy("id")
     .limit(page.limit + 1)
@@ -81,7 +84,7 @@ export async function listOrganizationsResponse(db: Db, access: ApiAccess, url: 
     db,
     pageRows.map((r) => Number(r.id)),
   );
-  const base = baseUrlOf(url);
+  const base = baseUrlOf(request);
   return pagedJson(
     pageRows.map((r) => serializeOrg(r, base, sso)),
     url,
@@ -100,13 +103,13 @@ function pagedJson(
 }
 
 /** GET /api/0/organizations/<org>/: Sentry's detail adds the teams, projects and access. */
-export async function organizationDetailResponse(db: Db, grant: OrgGrant, url: URL) {
+export async function organizationDetailResponse(db: Db, grant: OrgGrant, request: Request) {
   const org = await db.kysely
     .selectFrom("organizations")
     .select(["id", "slug", "name", "created_at"])
     .where("id", "=", grant.org.id)
     .executeTakeFirstOrThrow();
-  const base = baseUrlOf(url);
+  const base = baseUrlOf(request);
   const [teams, projects, sso] = await Promise.all([
     teamsOf(db, grant.org.id),
     projectRows(db, grant.org.id, { offset: 0, limit: 1000 }),
@@ -240,7 +243,7 @@ export async function createOrganizationResponse(db: Db, access: ApiAccess, requ
   });
   const sso = new Set<number>();
   return Response.json(
-    serializeOrg({ ...org, created_at: org.dateCreated }, baseUrlOf(new URL(request.url)), sso),
+    serializeOrg({ ...org, created_at: org.dateCreated }, baseUrlOf(request), sso),
     { status: 201 },
   );
 }
@@ -283,7 +286,7 @@ export async function createTeamProjectResponse(
     .select(["id", "slug", "name", "platform", "created_at"])
     .where("id", "=", created.id)
     .executeTakeFirstOrThrow();
-  const base = baseUrlOf(new URL(request.url));
+  const base = baseUrlOf(request);
   return Response.json(
     {
       ...serializeProject(row, [serializeTeam(team)]),

@@ -138,6 +138,10 @@ describe("organizations over HTTP", () => {
       features: [],
     });
     expect(typeof created.json.id).toBe("string");
+    expect(created.json.links).toEqual({
+      organizationUrl: `${server.url}/globex`,
+      regionUrl: server.url,
+    });
     expect(Date.parse(created.json.dateCreated as string)).toBeGreaterThan(0);
 
     const detail = await api("/api/0/organizations/globex/", { session: owner });
@@ -340,6 +344,8 @@ describe("organizations over HTTP", () => {
     const projects = await api("/api/0/organizations/globex/projects/", { session: owner });
     expect(slugsOf(projects.json)).toEqual(["storefront"]);
     const dsn = new URL(made.json.dsn as string);
+    // The DSN names the host the client reached, as the project pages show it.
+    expect(dsn.host).toBe(new URL(server.url).host);
     const res = await fetch(
       `${server.url}/api${dsn.pathname}/envelope/?sentry_key=${dsn.username}`,
       {

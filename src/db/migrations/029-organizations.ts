@@ -39,6 +39,23 @@ export async function up(db: AnyDb): Promise<void> {
       .values({ user_id: first.user_id, created_at: Date.now() })
       .execute();
   }
+  /**
+   * `deleting`: the owner deleted it; it is gone for everyone at once and the worker removes
+   * its data in batches (src/maintenance/org-deletion.ts), resuming after a restart.
+   */
+  await db.schema
+    .alterTable("organizations")
+    .addColumn("status", "text", (c) => c.notNull().defaultTo("active"))
+    .execute();
+  /** What happened to the instance itself (an organization deleted), beyond any one org. */
+  await withId(db, db.schema.createTable("instance_audit_log"))
+    .addColumn("actor_user_id", "text")
+    .addColumn("actor_label", "text", (c) => c.notNull())
+    .addColumn("action", "text", (c) => c.notNull())
+    .addColumn("target", "text")
+    .addColumn("details", "text")
+    .addColumn("created_at", "bigint", (c) => c.notNull())
+    .execute();
   const orgs = await db.selectFrom("organizations").select(["id", "slug", "name"]).execute();
   for (const org of orgs) {
     await db

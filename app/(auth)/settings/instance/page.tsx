@@ -6,7 +6,7 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { requireUser } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { isInstanceAdmin, orgCreationPolicy } from "@/src/instance/policy";
-import { listInstanceOrgs, listInstanceUsers } from "@/src/instance/queries";
+import { listInstanceAudit, listInstanceOrgs, listInstanceUsers } from "@/src/instance/queries";
 import { addAdmin, removeAdmin, setPolicy } from "./actions";
 
 export const metadata: Metadata = { title: "Instance · Faultline" };
@@ -35,10 +35,11 @@ export default async function InstancePage({
   const user = await requireUser();
   const db = getDb();
   if (!(await isInstanceAdmin(db, user.id))) forbidden();
-  const [policy, orgs, users, { done, error }] = await Promise.all([
+  const [policy, orgs, users, audit, { done, error }] = await Promise.all([
     orgCreationPolicy(db),
     listInstanceOrgs(db),
     listInstanceUsers(db),
+    listInstanceAudit(db),
     searchParams,
   ]);
   const now = Date.now();
@@ -97,7 +98,12 @@ export default async function InstancePage({
           <tbody>
             {orgs.map((o) => (
               <tr key={o.id}>
-                <td className={cell}>{o.name}</td>
+                <td className={cell}>
+                  {o.name}
+                  {o.status === "deleting" && (
+                    <span className="ml-2 text-danger">(being deleted)</span>
+                  )}
+                </td>
                 <td className={cell}>/{o.slug}</td>
                 <td className={cell}>{o.members}</td>
                 <td className={cell}>{o.projects}</td>
@@ -164,6 +170,23 @@ export default async function InstancePage({
           </label>
           <Button type="submit">Add administrator</Button>
         </form>
+      </section>
+      <section aria-labelledby="audit" className="mt-6">
+        <h2 id="audit" className="mb-2 font-semibold">
+          Instance audit log
+        </h2>
+        {audit.length === 0 ? (
+          <p className="text-muted">Nothing yet.</p>
+        ) : (
+          <ul className="text-sm">
+            {audit.map((a) => (
+              <li key={a.id}>
+                <RelativeTime ms={a.created_at} now={now} />: {a.actor_label}{" "}
+                {a.action === "org.delete" ? "deleted the organization" : a.action} {a.target}
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
     </main>
   );

@@ -5,8 +5,8 @@ import { createOrganizationResponse, listOrganizationsResponse } from "@/src/org
 const params = z.object({}).optional();
 
 /** Any valid credential: each sees only its own organizations (a token: the one it is of). */
-export const GET = apiRoute({ params, need: "org:read" }, ({ db, access, url }) =>
-  listOrganizationsResponse(db, access, url),
+export const GET = apiRoute({ params, need: "org:read" }, ({ db, access, request }) =>
+  listOrganizationsResponse(db, access, request),
 );
 
 /** A user creates an organization, if the instance's policy lets them (src/instance/policy.ts). */

@@ -4,6 +4,6 @@ import { organizationDetailResponse } from "@/src/orgs/api";
 
 const params = z.object({ org: slugParam });
 
-export const GET = orgApiRoute({ params, need: "org:read" }, ({ db, grant, url }) =>
-  organizationDetailResponse(db, grant, url),
+export const GET = orgApiRoute({ params, need: "org:read" }, ({ db, grant, request }) =>
+  organizationDetailResponse(db, grant, request),
 );
