@@ -23,6 +23,7 @@ import { logUnhandledRejections } from "./src/server/unhandled-rejections";
 import { type NextHandler, webHandler } from "./src/server/web-handler";
 import { WebThread } from "./src/server/web-thread-host";
 import { registerSelfSourceMaps } from "./src/sourcemaps/self-bundle";
+import { FAULTLINE_VERSION } from "./src/version";
 
 /**
  * One node:http server. Ingest endpoints go straight to src/ingest (no framework on the hot
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   const runsIngest = role === "all" || role === "ingest";
   const runsWeb = role === "all" || role === "web";
   const runsWorkers = (role === "all" || role === "worker") && config.FAULTLINE_WORKERS > 0;
+  // The first line of every start says which Faultline this is, for an operator's upgrade log.
+  console.log(`Faultline ${FAULTLINE_VERSION} starting (role ${role}, Node.js ${process.version})`);
 
   // Where this process runs the worker, its checkpoint thread copies the WAL into the
   // database; the accepting thread would otherwise do it whenever one of its commits found
@@ -47,7 +50,10 @@ async function main(): Promise<void> {
     sqliteAutoCheckpointPages: runsWorkers ? FALLBACK_AUTOCHECKPOINT_PAGES : undefined,
   });
   setDb(db);
-  const applied = await untilAvailable("migrations", () => migrateToLatest(db));
+  // Each migration's time, for an operator watching a long upgrade (they commit together).
+  const applied = await untilAvailable("migrations", () =>
+    migrateToLatest(db, (name, ms) => console.log(`[db] migration ${name} ran in ${ms} ms`)),
+  );
   if (applied.length > 0) console.log(`[db] applied migrations: ${applied.join(", ")}`);
   const { defaultKey } = await untilAvailable("defaults", () => bootstrap(db));
   // Faultline's own browser source maps, built beside the chunks, for its `faultline` project.
@@ -157,9 +163,6 @@ async function main(): Promise<void> {
   const selfOrigin = runsIngest ? loopbackOrigin(config.HOST, port) : config.FAULTLINE_URL;
   publishSelfMonitoringOrigin(selfOrigin);
   webThread?.publishSelfOrigin(selfOrigin);
-  console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
-  console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -188,6 +191,10 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Only now: whoever waits for this line (a test, a process manager) may stop the server at
+  // once, and a SIGTERM before the handler above would kill it without its shutdown.
+  console.log(`Faultline (${role}, ${db.dialect}) listening on http://${config.HOST}:${port}`);
+  console.log(`DSN: ${formatDsn(baseUrl, defaultKey.publicKey, defaultKey.projectId)}`);
 }
 
 main().catch((err) => {

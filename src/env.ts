@@ -188,6 +188,15 @@ const EnvSchema = z.object({
    * before it answers; the browser then counts the older buckets through the volume API.
    */
   FAULTLINE_LOGS_PAGE_COUNT_MS: z.coerce.number().min(0).max(60_000).default(40),
+  /**
+   * Tests only (tests/upgrade.test.ts): `fail-after:<migration>` fails the migration run just
+   * after that migration's changes; `hold-after:<migration>` stops there, inside the run's
+   * transaction, so a test can kill -9 the process mid-upgrade (src/db/migrate.ts).
+   */
+  FAULTLINE_TEST_MIGRATION_HOOK: z
+    .string()
+    .regex(/^(fail|hold)-after:[\w-]+$/)
+    .optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../src/db/connection";
 import { OutcomeCounter } from "../src/ingest/process/outcomes";
@@ -7,6 +8,7 @@ import { mergeIssues } from "../src/issues/bulk/merge";
 import { issueFingerprints, unmergeIssue } from "../src/issues/bulk/unmerge";
 import { bulkUpdateIssues } from "../src/issues/bulk/update";
 import { prepareSearch } from "../src/issues/search/resolve";
+import { runRetention } from "../src/maintenance/retention";
 import { testDialects } from "./helpers/databases";
 import { buildEnvelope, realNodeErrorEvent, variant } from "./helpers/envelopes";
 import { openPipeline, type Pipeline } from "./helpers/pipeline";
@@ -265,6 +267,37 @@ describe.each(await testDialects())(
       await expect(unmergeIssue(db, Number(other.id), ACTOR, x, ["abc"])).rejects.toThrow(
         /issue not found/,
       );
+    });
+
+    it("finishes deleting an issue's events after a crash between the issue and its events", async () => {
+      const d = await send("del_crash", { count: 3 });
+      // A real fault where the process would have died: the events' statements fail.
+      const sqlite = p.database.dialect === "sqlite";
+      const statements = (on: boolean) =>
+        on
+          ? sqlite
+            ? [
+                "CREATE TRIGGER no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'crash'); END",
+              ]
+            : [
+                "CREATE FUNCTION no_delete() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'crash'; END $$ LANGUAGE plpgsql",
+                "CREATE TRIGGER no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION no_delete()",
+              ]
+          : [sqlite ? "DROP TRIGGER no_delete" : "DROP TRIGGER no_delete ON events"];
+      const refuse = async (on: boolean) => {
+        for (const statement of statements(on)) await sql.raw(statement).execute(db.kysely);
+      };
+      await refuse(true);
+      await expect(
+        deleteIssues(db, orgId, ACTOR, { ids: [d] }, { discard: false }),
+      ).rejects.toThrow(/crash/);
+      await refuse(false);
+      expect(await issue(d)).toBeUndefined();
+      expect(await eventCount(d)).toBe(3);
+      // Retention (on its next run, in the worker) finishes what the deletion began.
+      expect((await runRetention(db, { pauseMs: 0 })).events).toBe(3);
+      expect(await eventCount(d)).toBe(0);
+      expect(await db.kysely.selectFrom("issue_deletions").selectAll().execute()).toEqual([]);
     });
 
     it("deletes issues with their events; a new event starts over unless discarded", async () => {

@@ -167,6 +167,108 @@ describe.each(dialects)("protocol items on $name", ({ create }) => {
     expect(await p.quantity("attachment", "accepted", "")).toBe(totalBytes);
   });
 
+  it("stores an SDK's retried attachments once", async () => {
+    const f = fixture("node-attachment-1");
+    const framed = frameEnvelope(f.body);
+    if (!framed.ok) throw new Error("fixture does not frame");
+    const eventId = String(framed.value.header.event_id);
+    const totalBytes = framed.value.items
+      .filter((i) => i.header.type === "attachment")
+      .reduce((n, i) => n + i.payload.length, 0);
+    // Sent again (the test before sent it once), and twice in one batch.
+    await p.send(f.body);
+    await p.send(f.body);
+    expect(await p.worker.drain()).toBe(2);
+    const rows = await db.kysely
+      .selectFrom("attachments")
+      .select("id")
+      .where("event_id", "=", eventId)
+      .execute();
+    expect(rows.length).toBe(3);
+    expect(await p.quantity("attachment", "accepted", "")).toBe(totalBytes);
+    expect(await p.quantity("attachment", "filtered", "duplicate")).toBe(2 * totalBytes);
+  });
+
+  it("gives each event's attachment its own file, so removing one never takes another's", async () => {
+    const same = Buffer.from("the same bytes, attached to two events");
+    const events = [newEventId(), newEventId()];
+    for (const eventId of events)
+      await p.send(
+        buildEnvelope(
+          [
+            { type: "event", payload: { ...variant(realNodeErrorEvent()), event_id: eventId } },
+            { type: "attachment", headers: { filename: "same.txt" }, payload: same.toString() },
+          ],
+          { event_id: eventId },
+        ),
+      );
+    await p.worker.drain();
+    const rows = await db.kysely
+      .selectFrom("attachments")
+      .selectAll()
+      .where("event_id", "in", events)
+      .orderBy("id")
+      .execute();
+    expect(rows.length).toBe(2);
+    if (p.database.dialect !== "sqlite") return;
+    const [first, second] = rows as [(typeof rows)[0], (typeof rows)[0]];
+    expect(first.path).not.toBe(second.path);
+    // What retention or an issue deletion does once no row names the first one's file: the
+    // second, stored meanwhile, keeps its bytes.
+    fs.rmSync(path.join(path.dirname(db.sqlitePath as string), first.path as string));
+    expect((await readAttachmentBytes(storeOfDb(db), second))?.equals(same)).toBe(true);
+  });
+
+  it("stores an SDK's retried logs once", async () => {
+    const marker = `retried-${newEventId()}`;
+    const logs = buildEnvelope([
+      {
+        type: "log",
+        headers: { item_count: 2, content_type: "application/vnd.sentry.items.log+json" },
+        payload: {
+          items: [
+            { timestamp: Date.now() / 1000, level: "info", body: `${marker} one` },
+            { timestamp: Date.now() / 1000, level: "warn", body: `${marker} two` },
+          ],
+        },
+      },
+    ]);
+    const accepted = await p.quantity("log_item", "accepted", "");
+    // Twice in one batch, then once more later.
+    await p.send(logs);
+    await p.send(logs);
+    expect(await p.worker.drain()).toBe(2);
+    await p.send(logs);
+    expect(await p.worker.drain()).toBe(1);
+    const rows = await db.kysely
+      .selectFrom("log_items")
+      .select("body")
+      .where("body", "like", `${marker}%`)
+      .execute();
+    expect(rows.map((r) => r.body).sort()).toEqual([`${marker} one`, `${marker} two`]);
+    expect(await p.quantity("log_item", "accepted", "")).toBe(accepted + 2);
+    expect(await p.quantity("log_item", "filtered", "duplicate")).toBe(4);
+
+    // Logs without their own timestamp may repeat on purpose ("tick" each minute): kept.
+    const tick = buildEnvelope([
+      {
+        type: "log",
+        headers: { item_count: 1, content_type: "application/vnd.sentry.items.log+json" },
+        payload: { items: [{ level: "info", body: `${marker} tick` }] },
+      },
+    ]);
+    await p.send(tick);
+    await p.worker.drain();
+    await p.send(tick);
+    await p.worker.drain();
+    const ticks = await db.kysely
+      .selectFrom("log_items")
+      .select("id")
+      .where("body", "=", `${marker} tick`)
+      .execute();
+    expect(ticks.length).toBe(2);
+  });
+
   it("filters profiles and replays as unsupported, with outcomes", async () => {
     await p.send(
       buildEnvelope(

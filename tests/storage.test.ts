@@ -187,7 +187,10 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
       10,
       (envs) => envs,
       async () => {
-        throw new Error("simulated crash inside the transaction");
+        // The database went away (a data error would split the batch: failed-batch.ts).
+        throw Object.assign(new Error("simulated crash inside the transaction"), {
+          code: "57P01",
+        });
       },
     );
     await expect(failing).rejects.toThrow("simulated crash");
@@ -219,7 +222,9 @@ describe.each(dialects)("storage and grouping on $name", ({ create }) => {
         return processEnvelopes(envs);
       },
       async () => {
-        throw new Error("simulated failure of the first batch");
+        throw Object.assign(new Error("simulated failure of the first batch"), {
+          code: "57P01",
+        });
       },
     );
     await firstPreparing;

@@ -294,9 +294,9 @@ describe.each(dialects)("triage as a team on $name", ({ create }) => {
 
   it("comments: the author edits and deletes, an admin deletes, another member does neither", async () => {
     const id = await newIssue();
-    const member = { userId: users.member, role: "member" as const };
-    const other = { userId: users.other, role: "member" as const };
-    const owner = { userId: users.owner, role: "owner" as const };
+    const member = { userId: users.member, mayDeleteAny: false };
+    const other = { userId: users.other, mayDeleteAny: false };
+    const owner = { userId: users.owner, mayDeleteAny: true };
     const { id: c1 } = await addComment(p.db, orgId, id, member, "  first **take**  ");
     const { id: c2 } = await addComment(p.db, orgId, id, member, "second");
     await expect(addComment(p.db, orgId, id, member, "   ")).rejects.toThrow("Write something");

@@ -7,6 +7,7 @@ import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { listUserOrgs } from "@/src/orgs/queries";
+import { FAULTLINE_VERSION } from "@/src/version";
 
 /** Every organization page: the sections on the left, the page beside them. */
 export default async function OrgLayout({
@@ -61,12 +62,15 @@ export default async function OrgLayout({
   const plain = <OrgSidebarFallback items={items} />;
   return (
     <div className="flex min-h-screen">
-      <aside className="sticky top-0 h-screen w-40 shrink-0 overflow-y-auto border-r border-line bg-surface px-2 py-3">
+      <aside className="sticky top-0 flex h-screen w-40 shrink-0 flex-col overflow-y-auto border-r border-line bg-surface px-2 py-3">
         <OrgSwitcher current={ctx.org} orgs={await listUserOrgs(getDb(), ctx.user.id)} />
         <RememberOrg slug={ctx.org.slug} />
         <Suspense fallback={plain}>
           <OrgSidebar orgSlug={ctx.org.slug} items={items} />
         </Suspense>
+        <footer className="mt-auto px-2 pt-3 text-xs text-muted">
+          Faultline <span data-testid="faultline-version">{FAULTLINE_VERSION}</span>
+        </footer>
       </aside>
       <div className="min-w-0 flex-1">{children}</div>
     </div>

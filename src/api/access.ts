@@ -113,6 +113,19 @@ export class ApiAccess {
   }
 }
 
+/**
+ * Whether a caller let in for one scope may also do what `scope` allows, for a route whose
+ * rule goes further for some objects (another person's comment): the role and, for a token,
+ * its scopes — as `grant` decides for the route's own scope.
+ */
+export function grantAllows(grant: OrgGrant, scope: Scope): boolean {
+  const p = grant.principal;
+  if (p.kind === "operator") return true;
+  if (p.kind === "org_token") return scopesAllow(p.scopes, scope);
+  if (p.scopes !== "all" && !scopesAllow(p.scopes, scope)) return false;
+  return grant.role !== null && can(grant.role, SCOPE_ACTION[scope]);
+}
+
 function missingScope(need: Scope): AppError {
   return new AppError("forbidden", `this token lacks the scope ${need}`);
 }

@@ -6,6 +6,7 @@ import { logDbFailure } from "../db/failure-log";
 import { isTransientDbError } from "../db/transient-errors";
 import { AppError, isAppError } from "../errors";
 import { ApiAccess, authenticateApi, type OrgGrant } from "./access";
+import { readBounded } from "./read-bounded";
 
 /**
  * Wraps a REST API route: authentication (src/api/access.ts), zod-parsed params, the scope the
@@ -89,16 +90,21 @@ export const idParam = z
   .transform(Number);
 export const slugParam = z.string().min(1).max(100);
 
-/** Parses a JSON request body with a zod schema; a bad body is a 400 naming the problem. */
+/** API bodies are small JSON documents (a comment, a token's scopes, an issue's status). */
+export const MAX_JSON_BODY = 64 * 1024;
+
+/**
+ * Parses a JSON request body with a zod schema; a bad body is a 400 naming the problem, one
+ * over 64 KiB a 413 as soon as it is known to be (read through a bounded reader).
+ */
 export async function jsonBody<S extends z.ZodType>(
   request: Request,
   schema: S,
 ): Promise<z.infer<S>> {
-  const text = await request.text();
-  if (text.length > 64 * 1024) throw new AppError("payload_too_large", "request body over 64 KiB");
+  const bytes = await readBounded(request, MAX_JSON_BODY);
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
     throw new AppError("bad_request", "request body is not valid JSON");
   }

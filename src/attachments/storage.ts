@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { PostgresAdapter, sql, type Transaction } from "kysely";
@@ -28,19 +29,36 @@ export async function storeOfTransaction(trx: Transaction<Database>): Promise<At
   return { kind: "files", root: path.dirname(file) };
 }
 
-/** The file's path relative to the root; hex only, so it can never leave the directory. */
-export function relativePath(sha256: string): string {
+/**
+ * The file of one attachment, relative to the root: its content hash and a hash of what it is
+ * attached to (project, event, file name). Files were once shared by content alone; then a
+ * batch that found the file already there wrote none, while an issue deletion or retention
+ * (seeing only committed rows) removed it, and the new row pointed at nothing. Now only the
+ * same attachment sent again (a retried batch, an SDK's retry) finds its file. Hex only, so it
+ * can never leave the directory.
+ */
+export function attachmentPath(
+  sha256: string,
+  owner: { projectId: number; eventId: string; filename: string },
+): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error("not a sha256");
-  return path.join("attachments", sha256.slice(0, 2), sha256);
+  const of = crypto
+    .createHash("sha256")
+    .update(`${owner.projectId}\u0000${owner.eventId}\u0000${owner.filename}`)
+    .digest("hex")
+    .slice(0, 16);
+  return path.join("attachments", sha256.slice(0, 2), `${sha256}-${of}`);
 }
 
-/** Writes the bytes unless a file with that content exists; atomic through a rename. */
+/** A stored row's path, checked: files of earlier versions are named by content alone. */
+const STORED_PATH = /^attachments\/[0-9a-f]{2}\/[0-9a-f]{64}(-[0-9a-f]{16})?$/;
+
+/** Writes the bytes unless the attachment's file exists; atomic through a rename. */
 export async function writeAttachmentFile(
   root: string,
-  sha256: string,
+  rel: string,
   data: Uint8Array,
 ): Promise<string> {
-  const rel = relativePath(sha256);
   const file = path.join(root, rel);
   try {
     const stat = await fs.promises.stat(file);
@@ -60,9 +78,9 @@ export async function readAttachmentBytes(
   row: { path: string | null; data: Buffer | null; sha256: string },
 ): Promise<Buffer | undefined> {
   if (row.data) return Buffer.from(row.data);
-  if (store.kind !== "files" || !row.path) return undefined;
+  if (store.kind !== "files" || !row.path || !STORED_PATH.test(row.path)) return undefined;
   try {
-    return await fs.promises.readFile(path.join(store.root, relativePath(row.sha256)));
+    return await fs.promises.readFile(path.join(store.root, row.path));
   } catch {
     return undefined;
   }

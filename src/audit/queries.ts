@@ -76,6 +76,7 @@ export function describeEntry(row: Pick<AuditRow, "action" | "target" | "details
   if (row.action === "member.role_change" || row.action === "key.rate_limit_change")
     extra = ` (${show(d.from)} → ${show(d.to)})`;
   else if (row.action === "member.add" && d.role) extra = ` as ${show(d.role)}`;
+  else if (row.action === "form.refused") extra = refusedForm(d);
   else if (row.action === "project.settings_change")
     extra = `: ${Object.entries(d)
       .map(([k, v]) => {
@@ -86,6 +87,17 @@ export function describeEntry(row: Pick<AuditRow, "action" | "target" | "details
       })
       .join("; ")}`;
   return `${verb} ${row.target ?? ""}${extra}`.trim();
+}
+
+/** "(repeated field action: resolve, confirm:delete)" — what the refused form carried. */
+function refusedForm(d: Record<string, unknown>): string {
+  const fields = d.fields && typeof d.fields === "object" ? Object.entries(d.fields) : [];
+  const sent = fields.map(([k, v]) => `${k}: ${show(v)}`).join("; ");
+  const why =
+    d.reason === "repeated_field"
+      ? "repeated field"
+      : `needs ${show(d.need)}, ${show(d.role)} may not`;
+  return ` (${why}${sent ? ` — ${sent}` : ""})`;
 }
 
 function show(v: unknown): string {

@@ -46,6 +46,7 @@ export const AUDIT_VERBS = {
   "monitor.unmute": "unmuted cron monitor",
   "monitor.delete": "deleted cron monitor",
   "monitor_alerts.update": "changed the alerts of the cron monitor",
+  "form.refused": "was refused the form",
 } as const satisfies Record<string, string>;
 export type AuditAction = keyof typeof AUDIT_VERBS;
 export const AUDIT_ACTIONS = Object.keys(AUDIT_VERBS) as [AuditAction, ...AuditAction[]];

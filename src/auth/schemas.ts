@@ -39,13 +39,28 @@ export const changePasswordSchema = z.object({
   newPassword,
 });
 
+/** Any origin of ours would do: only whether a path keeps it matters. */
+const SAME_ORIGIN = "http://faultline.invalid";
+
 /**
  * Where to go after signing in: only a path on this site, so a crafted link cannot send a
- * freshly signed-in user elsewhere.
+ * freshly signed-in user elsewhere. The value is parsed as the browser will parse it, against
+ * an origin, and must keep that origin; control characters (which browsers drop, turning
+ * `/\t/evil.example` into `//evil.example`) and backslashes (read as `/`) are refused before
+ * that. What comes back is the parsed path, percent-encoded as the URL parser writes it.
  */
 export function safeNextPath(value: unknown): string | undefined {
-  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//"))
+  if (typeof value !== "string" || value.length > 500 || !value.startsWith("/")) return undefined;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing them is the point
+  if (/[\u0000-\u001f\u007f-\u009f\\]/.test(value)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value, SAME_ORIGIN);
+  } catch {
     return undefined;
-  if (value.includes("\\") || value.length > 500) return undefined;
-  return value;
+  }
+  if (url.origin !== SAME_ORIGIN) return undefined;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  // What the parser made of it must itself stay a path (no `//` it could have normalized to).
+  return path.startsWith("//") ? undefined : path;
 }

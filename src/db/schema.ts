@@ -20,6 +20,9 @@ export interface Database {
   outcomes: OutcomeTable;
   ingest_queue: IngestQueueTable;
   worker_state: WorkerStateTable;
+  dead_letters: DeadLetterTable;
+  issue_deletions: IssueDeletionTable;
+  log_containers: LogContainerTable;
   spans: SpanTable;
   trace_summaries: TraceSummaryTable;
   log_items: LogItemTable;
@@ -228,6 +231,32 @@ export interface IngestQueueTable {
 export interface WorkerStateTable {
   name: string;
   value: number;
+}
+
+/** A log container stored, by a hash of its bytes, so an SDK's retry is not (031-ingest-once.ts). */
+export interface LogContainerTable {
+  project_id: number;
+  hash: string;
+  received_at: number;
+}
+
+/** An issue deleted whose events are still being deleted (028-issue-deletions.ts). */
+export interface IssueDeletionTable {
+  issue_id: number;
+  deleted_at: number;
+}
+
+/** A queued envelope the store stage failed to write even alone (026-dead-letters.ts). */
+export interface DeadLetterTable {
+  id: Generated<number>;
+  project_id: number;
+  key_id: number;
+  received_at: number;
+  kind: string;
+  body: Buffer;
+  error: string;
+  attempts: number;
+  failed_at: number;
 }
 
 /** One span: the segment of a transaction, its child spans, or a streamed span. */

@@ -1,7 +1,9 @@
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
+  SqliteAdapter,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
@@ -25,6 +27,22 @@ export class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+/**
+ * SQLite's DDL is transactional (CREATE, ALTER and DROP roll back like any write), but Kysely's
+ * adapter says it is not, so its Migrator would run each migration outside a transaction and a
+ * failure half way would leave a half-migrated schema. Saying so makes the Migrator run all
+ * pending migrations in one transaction, as on PostgreSQL (src/db/migrate.ts).
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 

@@ -73,6 +73,8 @@ const ERROR_TYPES = new Set<string>([
   "clock_drift",
   "past_timestamp",
   "future_timestamp",
+  // A value ingest repaired so that a database could store it (ingest/process/repair.ts).
+  "invalid_data",
   ...SOURCEMAP_ERRORS,
 ]);
 

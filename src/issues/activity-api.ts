@@ -1,11 +1,16 @@
 import { z } from "zod";
-import type { OrgCheck, OrgGrant } from "../api/access";
+import { grantAllows, type OrgCheck, type OrgGrant } from "../api/access";
 import { jsonBody } from "../api/handler";
-import type { Role } from "../auth/permissions";
 import type { Db } from "../db/connection";
 import { AppError, isAppError } from "../errors";
 import { issueTimeline, type TimelineItem } from "./activity";
-import { addComment, deleteComment, editComment, MAX_COMMENT_LENGTH } from "./comments";
+import {
+  addComment,
+  type CommentActor,
+  deleteComment,
+  editComment,
+  MAX_COMMENT_LENGTH,
+} from "./comments";
 import { getIssue } from "./queries";
 
 /**
@@ -74,14 +79,14 @@ export async function commentsResponse(db: Db, check: OrgCheck, id: number) {
 
 const textBody = z.object({ text: z.string().max(MAX_COMMENT_LENGTH * 2) });
 
-function author(grant: OrgGrant): { userId: string; role: Role } {
+function author(grant: OrgGrant): CommentActor {
   if (!grant.userId || !grant.role) {
     throw new AppError(
       "bad_request",
       "comments are written by a user: use a session or a personal token",
     );
   }
-  return { userId: grant.userId, role: grant.role };
+  return { userId: grant.userId, mayDeleteAny: grantAllows(grant, "event:admin") };
 }
 
 export async function postCommentResponse(db: Db, check: OrgCheck, id: number, request: Request) {

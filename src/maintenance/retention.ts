@@ -4,6 +4,9 @@ import { type RawBuilder, sql } from "kysely";
 import { pruneAlertState } from "../alerts/rules/prune";
 import type { Db } from "../db/connection";
 import { logDbFailure } from "../db/failure-log";
+import { MAX_PAST_MS } from "../ingest/process/clock/clock-drift";
+import { MAX_SESSION_AGE_MS } from "../ingest/process/sessions";
+import { finishIssueDeletions } from "../issues/bulk/delete";
 import { expireSourcemaps } from "../sourcemaps/mutations";
 
 /**
@@ -23,7 +26,20 @@ export interface RetentionTable {
   fileColumn?: string;
   /** SQLite: the key of a table WITHOUT ROWID, which names its rows instead of the rowid. */
   keyColumns?: string[];
+  /**
+   * For counts kept by the data's own time (a log's minute, a span's start, a session's
+   * hour): how long after that time data may still arrive and be counted in the row. The row
+   * goes only once that much more has passed, so counts of data received within retention
+   * stay (a project with 7 days of retention lost the counts of logs received today with
+   * timestamps 10 days old, issue 42); counts of data already gone may stay that much longer.
+   */
+  lateMs?: number;
 }
+
+/** A log or a span may be counted at a time up to MAX_PAST_MS before it is received. */
+const ROLLUP_LATE_MS = MAX_PAST_MS + 86_400_000;
+/** A session or aggregate counts in its start's hour, up to MAX_SESSION_AGE_MS before. */
+const SESSION_LATE_MS = MAX_SESSION_AGE_MS + 3_600_000;
 
 /**
  * Tables whose old rows go, each with the column its rows' age is read from: when they
@@ -41,24 +57,28 @@ export const RETENTION_TABLES: RetentionTable[] = [
   // a row goes with the last of its spans.
   { table: "trace_summaries", timeColumn: "received_at" },
   { table: "log_items", timeColumn: "received_at" },
+  // The hashes that keep an SDK's retried logs from being stored twice (migration 027).
+  { table: "log_containers", timeColumn: "received_at" },
   // The explorer's histogram counts (migration 018), by the logs' own minute.
-  { table: "log_volume", timeColumn: "minute" },
+  { table: "log_volume", timeColumn: "minute", lateMs: ROLLUP_LATE_MS },
   // The performance pages' rollups (migration 025), by their minute or hour.
   {
     table: "transaction_rollups",
     timeColumn: "start",
     keyColumns: ["project_id", "span_ms", "start", "name", "environment", "release"],
+    lateMs: ROLLUP_LATE_MS,
   },
   {
     table: "transaction_op_rollups",
     timeColumn: "start",
     keyColumns: ["project_id", "name", "span_ms", "start", "environment", "release", "op"],
+    lateMs: ROLLUP_LATE_MS,
   },
   { table: "check_ins", timeColumn: "received_at" },
   { table: "feedback", timeColumn: "received_at" },
   { table: "attachments", timeColumn: "received_at", fileColumn: "path" },
-  { table: "release_sessions", timeColumn: "hour" },
-  { table: "release_session_members", timeColumn: "hour" },
+  { table: "release_sessions", timeColumn: "hour", lateMs: SESSION_LATE_MS },
+  { table: "release_session_members", timeColumn: "hour", lateMs: SESSION_LATE_MS },
   // The hourly accepted/dropped counts behind stats_v2: kept as long as the data they count.
   { table: "outcomes", timeColumn: "hour" },
 ];
@@ -95,6 +115,11 @@ export async function runRetention(
     .orderBy("id")
     .execute();
   const job = new Job(db, options, summary);
+  // Events of issues deleted before a crash ended their deletion (issues/bulk/delete.ts).
+  if (options.tables === undefined) {
+    const orphans = await finishIssueDeletions(db);
+    if (orphans > 0) summary.events = (summary.events ?? 0) + orphans;
+  }
   for (const project of projects) {
     const cutoff = now - Math.max(1, project.retention_days) * DAY;
     for (const t of tables) {
@@ -133,7 +158,8 @@ class Job {
 
   /** Rows of one project older than the cutoff, a batch at a time. */
   async deleteOld(t: RetentionTable, projectId: number, cutoff: number): Promise<void> {
-    const where = sql`${sql.ref(t.projectColumn ?? "project_id")} = ${projectId} and ${sql.ref(t.timeColumn)} < ${cutoff}`;
+    const before = cutoff - (t.lateMs ?? 0);
+    const where = sql`${sql.ref(t.projectColumn ?? "project_id")} = ${projectId} and ${sql.ref(t.timeColumn)} < ${before}`;
     const returning = t.fileColumn ? sql`returning ${sql.ref(t.fileColumn)} as file` : sql``;
     for (;;) {
       const rows = await this.deleteBatch<{ file?: unknown }>(

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { gunzipSync } from "node:zlib";
+import { readBounded } from "../api/read-bounded";
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
 import { CHUNK_SIZE, CHUNK_TTL_MS, MAX_REQUEST_SIZE } from "./limits";
@@ -17,34 +18,13 @@ export interface Chunk {
 
 const SHA1 = /^[0-9a-f]{40}$/;
 
-/** Reads a body up to `limit` bytes; more is a 413, not a buffer that grows without end. */
-export async function readBounded(request: Request, limit = MAX_REQUEST_SIZE): Promise<Buffer> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new AppError("payload_too_large", `request over ${limit} bytes`);
-  if (!request.body) return Buffer.alloc(0);
-  const parts: Buffer[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new AppError("payload_too_large", `request over ${limit} bytes`);
-    }
-    parts.push(Buffer.from(value));
-  }
-  return Buffer.concat(parts);
-}
-
 /** The chunks of one multipart request, each decompressed (bounded) and its hash checked. */
 export async function parseChunkRequest(request: Request): Promise<Chunk[]> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.toLowerCase().startsWith("multipart/form-data")) {
     throw new AppError("bad_request", "content-type: expected multipart/form-data");
   }
-  const body = await readBounded(request);
+  const body = await readBounded(request, MAX_REQUEST_SIZE);
   let form: FormData;
   try {
     form = await new Response(new Uint8Array(body), {

@@ -1,14 +1,16 @@
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
 import { env } from "../env";
 import { AppError } from "../errors";
+import { guardedAgent, isBlockedAddress, type OutboundPolicy } from "../security/outbound";
 
 /**
  * OpenID discovery of an organization's issuer, checked before it is saved and before a
  * provider is built from it: the document must come from the issuer's own well-known URL,
  * name that issuer exactly (OpenID Connect Discovery 1.0, §4.3), and offer what signing in
  * needs (authorization, token and key endpoints, signed id tokens). Unless the operator allows
- * it, the issuer must not resolve to a private, loopback or link-local address.
+ * it, the issuer and the endpoints the server calls must not resolve to a private, loopback
+ * or link-local address (src/security/outbound.ts) — when saved, and again on every connection.
  */
 export interface Discovery {
   url: string;
@@ -16,41 +18,19 @@ export interface Discovery {
   authorization_endpoint: string;
   token_endpoint: string;
   jwks_uri: string;
+  userinfo_endpoint?: string;
 }
 
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 256 * 1024;
 
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 3],
-] as const)
-  PRIVATE.addSubnet(net, bits, "ipv4");
-for (const [net, bits] of [
-  ["::", 128],
-  ["::1", 128],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, "ipv6");
-
-export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1] as string, "ipv4");
-  const family = isIP(address);
-  if (family === 0) return true;
-  return PRIVATE.check(address, family === 4 ? "ipv4" : "ipv6");
-}
+/** The server's one outbound rule, which the operator may relax for identity providers. */
+export const SSO_POLICY: OutboundPolicy = {
+  allowPrivate: () => env().FAULTLINE_SSO_ALLOW_PRIVATE_ISSUERS,
+  allowedBy: "FAULTLINE_SSO_ALLOW_PRIVATE_ISSUERS",
+};
+/** Discovery is fetched through it: the address is checked again when connecting. */
+const agent = guardedAgent(SSO_POLICY);
 
 function problem(message: string): AppError {
   return new AppError("bad_request", `Single sign-on: ${message}`);
@@ -69,7 +49,7 @@ async function assertReachable(url: URL): Promise<void> {
   } catch {
     throw problem(`the issuer's host ${host} does not resolve`);
   }
-  if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
+  if (addresses.length === 0 || addresses.some(isBlockedAddress)) {
     throw problem(
       `the issuer's host ${host} is on a private network (set FAULTLINE_SSO_ALLOW_PRIVATE_ISSUERS=1 to allow it)`,
     );
@@ -86,7 +66,11 @@ export async function checkIssuer(issuer: string): Promise<Discovery> {
   await assertReachable(url);
   let text: string;
   try {
-    const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(url, {
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      dispatcher: agent,
+    } as RequestInit);
     if (res.status !== 200)
       throw problem(`${url.href} answered ${res.status}, not a discovery document`);
     const body = await res.arrayBuffer();
@@ -126,5 +110,8 @@ export async function checkIssuer(issuer: string): Promise<Discovery> {
     authorization_endpoint: doc.authorization_endpoint as string,
     token_endpoint: doc.token_endpoint as string,
     jwks_uri: doc.jwks_uri as string,
+    ...(typeof doc.userinfo_endpoint === "string"
+      ? { userinfo_endpoint: doc.userinfo_endpoint }
+      : {}),
   };
 }

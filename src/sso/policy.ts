@@ -10,16 +10,16 @@ import { domainAllowed, type SsoConfig } from "./config";
  *
  * - only addresses of the allowed domains, on every sign-in (a provider account whose email
  *   moved out of them is refused too);
- * - an existing Faultline account is joined to its provider identity only when no other
- *   organization's access is at stake (it belongs to no other organization): otherwise an
- *   owner could claim a domain and sign in as someone who works elsewhere;
+ * - an existing Faultline account is joined to, and signed in by, its provider identity only
+ *   while no other organization's access is at stake (it belongs to no other organization):
+ *   otherwise an owner could claim a domain, or wait for a user to join elsewhere, and sign
+ *   in as someone who works elsewhere;
  * - whoever signs in becomes a member with the configured role, if not one already.
  */
 export async function validateSsoUser(
   db: Db,
   config: SsoConfig,
   user: { id?: unknown; email?: unknown },
-  source: { action: string },
 ): Promise<{ error: string; errorDescription: string } | undefined> {
   const email = typeof user.email === "string" ? user.email : undefined;
   if (!domainAllowed(config, email)) {
@@ -28,7 +28,10 @@ export async function validateSsoUser(
       errorDescription: "This organization's single sign-on does not admit that email address.",
     };
   }
-  if (source.action === "link-account" && typeof user.id === "string") {
+  // Every sign-in of an existing account, not only the first link: a user who joined another
+  // organization since must not be signed in by this organization's provider, or its owner,
+  // who controls the provider, could sign in as them and read the other organization.
+  if (typeof user.id === "string") {
     const elsewhere = await accountsDb(db)
       .selectFrom("members")
       .select("organization_id")
@@ -39,7 +42,7 @@ export async function validateSsoUser(
       return {
         error: "account_in_other_organization",
         errorDescription:
-          "An account with this email belongs to another organization: sign in with its password.",
+          "An account with this email belongs to another organization too: sign in with its password.",
       };
     }
   }

@@ -5,8 +5,9 @@ import { authRuntimeOptions } from "../auth/auth";
 import { authSecret } from "../auth/secret";
 import type { Db } from "../db/connection";
 import { env } from "../env";
+import { guardOrigins } from "../security/outbound";
 import { loadSsoConfig, type SsoConfig, ssoProviderId } from "./config";
-import { checkIssuer } from "./discovery";
+import { checkIssuer, SSO_POLICY } from "./discovery";
 import { grantSsoMembership, validateSsoUser } from "./policy";
 
 /**
@@ -21,6 +22,17 @@ import { grantSsoMembership, validateSsoUser } from "./policy";
 function build(db: Db, config: SsoConfig, baseURL: string | undefined) {
   return (async () => {
     const discovery = await checkIssuer(config.issuer);
+    // better-auth fetches these itself (discovery, token, keys, userinfo) with the global
+    // fetch: each goes through the outbound guard, checked on every connection.
+    guardOrigins(
+      [
+        discovery.url,
+        discovery.token_endpoint,
+        discovery.jwks_uri,
+        ...(discovery.userinfo_endpoint ? [discovery.userinfo_endpoint] : []),
+      ],
+      SSO_POLICY,
+    );
     const base = authRuntimeOptions(db, await authSecret(db));
     return betterAuth({
       ...base,
@@ -31,7 +43,7 @@ function build(db: Db, config: SsoConfig, baseURL: string | undefined) {
         // decided by validateSsoUser (domain allowed, no other organization's access at stake).
         accountLinking: { enabled: true, requireLocalEmailVerified: false },
       },
-      user: { validateUserInfo: ({ user, source }) => validateSsoUser(db, config, user, source) },
+      user: { validateUserInfo: ({ user }) => validateSsoUser(db, config, user) },
       databaseHooks: {
         session: { create: { after: (session) => grantSsoMembership(db, config, session.userId) } },
       },

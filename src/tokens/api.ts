@@ -7,6 +7,7 @@ import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import { AppError } from "../errors";
 import { publicBaseUrl } from "../projects/base-url";
+import { FAULTLINE_VERSION } from "../version";
 import {
   type CreatedToken,
   createOrgToken,
@@ -133,7 +134,9 @@ export async function authInfoResponse(db: Db, access: ApiAccess) {
           .executeTakeFirst()
       : undefined;
   return {
+    // "version" is Sentry's API version, which clients read; the server's own is beside it.
     version: "0",
+    faultline: { version: FAULTLINE_VERSION },
     auth: { scopes, kind: p.kind === "user" ? `user_${p.via}` : p.kind },
     user: user ? { id: user.id, name: user.name, email: user.email, username: user.email } : null,
   };

@@ -31,13 +31,31 @@ export class Client {
   action(
     pathname: string,
     actionId: string,
-    fields: Record<string, string>,
+    fields: Record<string, string> | readonly (readonly [string, string])[],
     options: { withState?: boolean; origin?: string; forwardedFor?: string } = {},
   ): Promise<HttpResult> {
     const form = new FormData();
-    for (const [name, value] of Object.entries(fields)) form.append(`_1_${name}`, value);
+    // A list of pairs may repeat a name or put fields in any order, as a tampered form does.
+    const entries = Array.isArray(fields) ? fields : Object.entries(fields);
+    for (const [name, value] of entries) form.append(`_1_${name}`, value);
     // The root goes last, as React sends it: the server decodes it as soon as it streams in.
     form.set("0", JSON.stringify(options.withState ? [null, "$K1"] : ["$K1"]));
+    return this.post(pathname, actionId, form, options);
+  }
+
+  /** Calls a server action that takes plain arguments (not a form). */
+  call(pathname: string, actionId: string, args: readonly unknown[]): Promise<HttpResult> {
+    const form = new FormData();
+    form.set("0", JSON.stringify(args));
+    return this.post(pathname, actionId, form, {});
+  }
+
+  private post(
+    pathname: string,
+    actionId: string,
+    form: FormData,
+    options: { origin?: string; forwardedFor?: string },
+  ): Promise<HttpResult> {
     return this.request(pathname, {
       method: "POST",
       body: form,

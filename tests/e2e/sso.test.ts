@@ -1,8 +1,12 @@
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accountsDb } from "../../src/auth/tables";
+import { openDb } from "../../src/db/connection";
 import { actionId, Client } from "../auth/http-client";
 import { launchBrowser, screenshot, withPage } from "../helpers/browser";
 import { startTestIdp, type TestIdp } from "../helpers/oidc-provider";
+import { insertOtherOrg } from "../helpers/other-org";
 import { type RunningServer, startServer } from "../helpers/server";
 
 /**
@@ -73,8 +77,9 @@ async function ssoSignIn(
   email: string,
   loginAs = email,
   waitBack = true,
+  next?: string,
 ): Promise<void> {
-  await page.goto(`${server.url}/sign-in`);
+  await page.goto(`${server.url}/sign-in${next === undefined ? "" : `?next=${next}`}`);
   await page.getByLabel("Work email").fill(email);
   await page.getByRole("button", { name: "Sign in with SSO" }).click();
   const login = page.locator('input[name="login"]');
@@ -158,6 +163,36 @@ describe("single sign-on with OpenID Connect", () => {
     expect(members.body).toContain("alice@corp.example");
   });
 
+  it("stops signing a linked identity in once its user has joined another organization", async () => {
+    // Alice signed in through Acme's provider above. She joins Globex; from now on Acme's
+    // provider (which Acme's owner controls) must not open a session that reaches Globex.
+    const db = openDb(`file:${path.join(server.dataDir, "faultline.db")}`, { poolSize: 1 });
+    try {
+      const globex = await insertOtherOrg(db, { org: "globex-sso", project: "web" });
+      const alice = await accountsDb(db)
+        .selectFrom("user")
+        .select("id")
+        .where("email", "=", "alice@corp.example")
+        .executeTakeFirstOrThrow();
+      await accountsDb(db)
+        .insertInto("members")
+        .values({
+          organization_id: globex.orgId,
+          user_id: alice.id,
+          role: "member",
+          created_at: Date.now(),
+        })
+        .execute();
+    } finally {
+      await db.close();
+    }
+    await withPage(browser, "sso-linked-elsewhere", async (page) => {
+      await ssoSignIn(page, "alice@corp.example");
+      await expectRefused(page, /belongs to another organization/);
+      await screenshot(page, "sso-linked-elsewhere-refused");
+    });
+  });
+
   it("refuses an identity whose email is outside the allowed domains", async () => {
     await withPage(browser, "sso-domain-refused", async (page) => {
       // The organization is found by the typed address; the provider answers for another.
@@ -167,6 +202,18 @@ describe("single sign-on with OpenID Connect", () => {
     });
     const members = await owner.get("/acme/settings/members");
     expect(members.body).not.toContain("mallory@evil.example");
+  });
+
+  it("carries `next` through the provider only as a path of this site", async () => {
+    await withPage(browser, "sso-next-hostile", async (page) => {
+      await ssoSignIn(page, "bob@corp.example", undefined, true, "%2F%09%2Fevil.example");
+      await page.waitForURL(`${server.url}/acme/issues`);
+      expect(new URL(page.url()).origin).toBe(server.url);
+    });
+    await withPage(browser, "sso-next-path", async (page) => {
+      await ssoSignIn(page, "bob@corp.example", undefined, true, "%2Facme%2Ffeedback");
+      await page.waitForURL(`${server.url}/acme/feedback`);
+    });
   });
 
   it("refuses a callback with a forged state, and one replayed in another browser", async () => {

@@ -3,13 +3,15 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { getAuth } from "@/src/auth/auth";
+import { readForm } from "@/src/auth/form-input";
 import { setupSchema } from "@/src/auth/schemas";
 import { completeSetup } from "@/src/auth/setup";
 import { startSession } from "@/src/auth/sign-in";
 import { getDb } from "@/src/db/connection";
 
 export async function setUp(formData: FormData): Promise<void> {
-  const parsed = setupSchema.safeParse(Object.fromEntries(formData));
+  const form = readForm(formData);
+  const parsed = setupSchema.safeParse(form.ok ? form.fields : null);
   // The field at fault goes back in the URL (a name, never free text, so a link cannot put
   // words on the page).
   if (!parsed.success)

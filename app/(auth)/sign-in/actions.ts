@@ -3,6 +3,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getAuth } from "@/src/auth/auth";
+import { readForm } from "@/src/auth/form-input";
 import { safeNextPath, signInSchema, ssoSignInSchema } from "@/src/auth/schemas";
 import { signInWithPassword } from "@/src/auth/sign-in";
 import { getDb } from "@/src/db/connection";
@@ -12,10 +13,11 @@ import { startSsoSignIn } from "@/src/sso/start";
 
 /** Errors go back to the form as a code in the URL, so the page works without JavaScript. */
 export async function signIn(formData: FormData): Promise<void> {
-  const next = safeNextPath(formData.get("next"));
+  const form = readForm(formData);
+  const next = safeNextPath(form.ok ? form.fields.next : undefined);
   const back = (error: string) =>
     `/sign-in?error=${error}${next ? `&next=${encodeURIComponent(next)}` : ""}`;
-  const parsed = signInSchema.safeParse(Object.fromEntries(formData));
+  const parsed = signInSchema.safeParse(form.ok ? form.fields : null);
   if (!parsed.success) redirect(back("invalid_input"));
   const db = getDb();
   const result = await signInWithPassword(
@@ -29,10 +31,11 @@ export async function signIn(formData: FormData): Promise<void> {
 
 /** "Sign in with SSO": off to the identity provider of the organization of the email's domain. */
 export async function signInWithSso(formData: FormData): Promise<void> {
-  const next = safeNextPath(formData.get("next"));
+  const form = readForm(formData);
+  const next = safeNextPath(form.ok ? form.fields.next : undefined);
   const back = (error: string) =>
     `/sign-in?error=${error}${next ? `&next=${encodeURIComponent(next)}` : ""}`;
-  const parsed = ssoSignInSchema.safeParse(Object.fromEntries(formData));
+  const parsed = ssoSignInSchema.safeParse(form.ok ? form.fields : null);
   if (!parsed.success) redirect(back("invalid_sso_input"));
   const requestHeaders = await headers();
   const started = await startSsoSignIn(

@@ -43,7 +43,7 @@ const SSO_ERRORS: Record<string, string> = {
   email_domain_not_allowed:
     "Your organization's single sign-on does not admit that email address (its domain is not allowed).",
   account_in_other_organization:
-    "An account with this email belongs to another organization: sign in with its password.",
+    "An account with this email belongs to another organization too: sign in with its password.",
   state_mismatch: "The sign-in could not be matched to this browser. Start again.",
   state_not_found: "The sign-in had expired or was not started here. Start again.",
   invalid_state: "The sign-in could not be verified. Start again.",

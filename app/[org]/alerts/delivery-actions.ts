@@ -1,24 +1,31 @@
 "use server";
 
 import { redirect } from "next/navigation";
+import { z } from "zod";
 import { sendTestNotification } from "@/src/alerts/delivery/test-notification";
-import { rethrowAccessErrors, withOrg } from "@/src/auth/with-org";
+import { orgActionInput } from "@/src/auth/org-action";
+import { rethrowAccessErrors } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { findOrgProject } from "@/src/projects/queries";
 
-const field = (formData: FormData, name: string) => {
-  const v = formData.get(name);
-  return typeof v === "string" ? v : "";
-};
+const TestForm = z.object({
+  project: z.string().max(200).default(""),
+  ruleId: z.string().max(20).default(""),
+});
 
 /**
  * "Send a test notification" for a saved rule: one `test` outbox row per action, delivered by
  * the sender; the rule page's delivery log shows how each went.
  */
 export async function sendTestNotificationAction(formData: FormData): Promise<void> {
-  const ctx = await withOrg(field(formData, "org"), { need: "alerts.write" });
-  const projectSlug = field(formData, "project");
-  const ruleId = field(formData, "ruleId");
+  const got = await orgActionInput(formData, {
+    name: "sendTestNotificationAction",
+    need: "alerts.write",
+    schema: TestForm,
+  });
+  if (!got.ok) return;
+  const { ctx } = got;
+  const { project: projectSlug, ruleId } = got.input;
   let outcome = "sent";
   try {
     const db = getDb();

@@ -21,25 +21,33 @@ export async function unmuteMonitor(formData: FormData): Promise<void> {
 }
 
 async function setMuted(formData: FormData, muted: boolean): Promise<void> {
-  await runOrgAction(formData, "projects.write", MonitorForm, async (ctx, input) => {
-    await setMonitorMuted(
-      getDb(),
-      ctx.org.id,
-      input.monitor,
-      muted,
-      userActor(ctx.user, await headers()),
-    );
-    revalidatePath(`/${ctx.org.slug}/crons`);
-    return { ok: true, message: muted ? "Muted" : "Unmuted" };
-  });
+  await runOrgAction(
+    formData,
+    { name: muted ? "muteMonitor" : "unmuteMonitor", need: "projects.write", schema: MonitorForm },
+    async (ctx, input) => {
+      await setMonitorMuted(
+        getDb(),
+        ctx.org.id,
+        input.monitor,
+        muted,
+        userActor(ctx.user, await headers()),
+      );
+      revalidatePath(`/${ctx.org.slug}/crons`);
+      return { ok: true, message: muted ? "Muted" : "Unmuted" };
+    },
+  );
 }
 
 export async function deleteMonitorAction(formData: FormData): Promise<void> {
   let target: string | undefined;
-  await runOrgAction(formData, "projects.write", MonitorForm, async (ctx, input) => {
-    await deleteMonitor(getDb(), ctx.org.id, input.monitor, userActor(ctx.user, await headers()));
-    target = `/${ctx.org.slug}/crons`;
-    return { ok: true, message: "Deleted" };
-  });
+  await runOrgAction(
+    formData,
+    { name: "deleteMonitorAction", need: "projects.write", schema: MonitorForm },
+    async (ctx, input) => {
+      await deleteMonitor(getDb(), ctx.org.id, input.monitor, userActor(ctx.user, await headers()));
+      target = `/${ctx.org.slug}/crons`;
+      return { ok: true, message: "Deleted" };
+    },
+  );
   if (target) redirect(target);
 }

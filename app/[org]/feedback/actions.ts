@@ -11,10 +11,14 @@ import { feedbackStatusChange, setFeedbackStatus } from "@/src/feedback/inbox";
  * issue); viewers only read. Another organization's feedback answers 404 and changes nothing.
  */
 export async function changeFeedbackStatus(formData: FormData): Promise<void> {
-  await runOrgAction(formData, "issues.write", feedbackStatusChange, async ({ org }, input) => {
-    const changed = await setFeedbackStatus(getDb(), org.id, input.id, input.status);
-    if (!changed) notFound();
-    revalidatePath(`/${org.slug}/feedback`);
-    return { ok: true, message: "Saved." };
-  });
+  await runOrgAction(
+    formData,
+    { name: "changeFeedbackStatus", need: "issues.write", schema: feedbackStatusChange },
+    async ({ org }, input) => {
+      const changed = await setFeedbackStatus(getDb(), org.id, input.id, input.status);
+      if (!changed) notFound();
+      revalidatePath(`/${org.slug}/feedback`);
+      return { ok: true, message: "Saved." };
+    },
+  );
 }

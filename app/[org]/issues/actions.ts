@@ -16,20 +16,16 @@ import {
 
 /** The issue list's actions: bulk triage, and saved searches. */
 export async function bulkIssues(_prev: BulkState, formData: FormData): Promise<BulkState> {
-  // Ticked rows arrive as repeated `id` fields, which the schema's single values cannot hold.
-  const ids = formData
-    .getAll("id")
-    .map((v) => Number(v))
-    .filter((n) => Number.isSafeInteger(n) && n > 0);
   let result: BulkState = null;
-  await runOrgAction(formData, bulkNeed(formData), BulkFormSchema, async (ctx, input) => {
+  // Ticked rows arrive as repeated `id` fields: the one list field.
+  const spec = { name: "bulkIssues", need: bulkNeed, schema: BulkFormSchema, lists: ["id"] };
+  await runOrgAction(formData, spec, async (ctx, input) => {
     const ip = clientIpFromHeaders(await headers());
     result = await runBulkForm(
       getDb(),
       ctx,
       { userId: ctx.user.id, label: ctx.user.email, ip },
       input,
-      ids,
     );
     if (result?.ok) revalidatePath(`/${ctx.org.slug}/issues`);
     return result;
@@ -46,35 +42,48 @@ const SaveForm = z.object({
 });
 
 export async function saveSearch(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return runOrgAction(formData, "org.read", SaveForm, async (ctx, input) => {
-    const parsed = SavedSearchInput.safeParse({ ...input, shared: input.shared === "on" });
-    if (!parsed.success)
-      return { ok: false, message: parsed.error.issues[0]?.message ?? "Invalid" };
-    const saved = await createSavedSearch(
-      getDb(),
-      ctx.org.id,
-      { userId: ctx.user.id, label: ctx.user.email, mayShare: mayShareSearches(ctx.role) },
-      parsed.data,
-    );
-    revalidatePath(`/${ctx.org.slug}/issues`);
-    return {
-      ok: true,
-      message: `Saved “${saved.name}”${saved.shared ? " for the organization" : ""}.`,
-    };
-  });
+  return runOrgAction(
+    formData,
+    {
+      name: "saveSearch",
+      // Anyone may keep a search for themselves; sharing it with everyone is a setting.
+      need: (input) => (input.shared === "on" ? "org.write" : "org.read"),
+      schema: SaveForm,
+    },
+    async (ctx, input) => {
+      const parsed = SavedSearchInput.safeParse({ ...input, shared: input.shared === "on" });
+      if (!parsed.success)
+        return { ok: false, message: parsed.error.issues[0]?.message ?? "Invalid" };
+      const saved = await createSavedSearch(
+        getDb(),
+        ctx.org.id,
+        { userId: ctx.user.id, label: ctx.user.email, mayShare: mayShareSearches(ctx.role) },
+        parsed.data,
+      );
+      revalidatePath(`/${ctx.org.slug}/issues`);
+      return {
+        ok: true,
+        message: `Saved “${saved.name}”${saved.shared ? " for the organization" : ""}.`,
+      };
+    },
+  );
 }
 
 const DeleteForm = z.object({ id: z.coerce.number().int().positive() });
 
 export async function deleteSearch(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return runOrgAction(formData, "org.read", DeleteForm, async (ctx, { id }) => {
-    await deleteSavedSearch(
-      getDb(),
-      ctx.org.id,
-      { userId: ctx.user.id, label: ctx.user.email, mayShare: mayShareSearches(ctx.role) },
-      id,
-    );
-    revalidatePath(`/${ctx.org.slug}/issues`);
-    return { ok: true, message: "Removed." };
-  });
+  return runOrgAction(
+    formData,
+    { name: "deleteSearch", need: "org.read", schema: DeleteForm },
+    async (ctx, { id }) => {
+      await deleteSavedSearch(
+        getDb(),
+        ctx.org.id,
+        { userId: ctx.user.id, label: ctx.user.email, mayShare: mayShareSearches(ctx.role) },
+        id,
+      );
+      revalidatePath(`/${ctx.org.slug}/issues`);
+      return { ok: true, message: "Removed." };
+    },
+  );
 }

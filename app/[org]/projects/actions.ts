@@ -11,8 +11,7 @@ import { createProjectSchema } from "@/src/projects/schemas";
 export async function createProject(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return runOrgAction(
     formData,
-    "projects.write",
-    createProjectSchema,
+    { name: "createProject", need: "projects.write", schema: createProjectSchema },
     async ({ org, user }, input) => {
       const project = await create(getDb(), org.id, input, userActor(user, await headers()));
       // Straight to the new project's DSN and setup snippets.

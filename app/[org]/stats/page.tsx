@@ -3,8 +3,10 @@ import { Suspense } from "react";
 import { z } from "zod";
 import { PageFilterBar } from "@/components/filters/page-filter-bar";
 import { InvalidParams } from "@/components/releases/range-filters";
+import { DeadLetters } from "@/components/stats/dead-letters";
 import { UsageView } from "@/components/stats/usage-view";
 import { LinkTabs } from "@/components/ui/tabs";
+import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { parseFields } from "@/src/releases/page-params";
@@ -43,6 +45,12 @@ export default async function StatsPage({
         <em>client discard</em> is what the SDKs dropped themselves and reported. Set a key&apos;s
         rate limit in the project&apos;s settings above the accepted peak you see here.
       </p>
+      {/* First, for admins: what was accepted and could not be stored waits for them. */}
+      {can(ctx.role, "projects.write") && (
+        <Suspense fallback={null}>
+          <DeadLetters orgId={ctx.org.id} orgSlug={ctx.org.slug} />
+        </Suspense>
+      )}
       <InvalidParams invalid={invalid} />
       <PageFilterBar
         action={base}

@@ -1,12 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import { isIP } from "node:net";
-import {
-  BlockedAddressError,
-  guardedLookup,
-  isBlockedAddress,
-  privateWebhooksAllowed,
-} from "./ssrf";
+import { BlockedAddressError, refusedHost } from "../../security/outbound";
+import { WEBHOOK_POLICY, webhookLookup } from "./ssrf";
 
 /**
  * One webhook POST as the sender makes it: the address checked when connecting (ssrf.ts), no
@@ -41,15 +36,9 @@ export function postJson(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     return Promise.resolve({ status: null, body: "", error: "not an http(s) URL", final: true });
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && !privateWebhooksAllowed() && isBlockedAddress(host)) {
-    return Promise.resolve({
-      status: null,
-      body: "",
-      error: new BlockedAddressError(host, host).message,
-      final: true,
-    });
-  }
+  const refused = refusedHost(url.hostname, WEBHOOK_POLICY);
+  if (refused)
+    return Promise.resolve({ status: null, body: "", error: refused.message, final: true });
   const client = url.protocol === "https:" ? https : http;
   return new Promise((resolve) => {
     let settled = false;
@@ -67,7 +56,7 @@ export function postJson(
       url,
       {
         method: "POST",
-        lookup: guardedLookup,
+        lookup: webhookLookup,
         agent: false,
         headers: {
           "content-type": "application/json",

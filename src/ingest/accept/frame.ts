@@ -7,6 +7,7 @@
  * exactly that many bytes followed by an optional `\n`; without, it runs to the next `\n` or
  * the end. A trailing newline is optional.
  */
+import { parseRepaired } from "../process/repair";
 
 export interface EnvelopeHeader {
   event_id?: unknown;
@@ -55,7 +56,8 @@ function lineEnd(body: Buffer, start: number): number {
 function parseJsonObject(bytes: Buffer): Record<string, unknown> | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString("utf8"));
+    // Header values (an attachment's filename, an event_id) reach columns too.
+    value = parseRepaired(bytes.toString("utf8"));
   } catch {
     return undefined;
   }

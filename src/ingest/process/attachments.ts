@@ -58,5 +58,5 @@ export function addAttachment(
     // A copy of just these bytes: a view would drag the whole envelope across threads.
     data: new Uint8Array(item.payload),
   });
-  outcomes.add(projectId, receivedAt, "attachment", "accepted", "", size);
+  // Accepted (or a duplicate of one stored before) is decided by the store (store/feedback.ts).
 }

@@ -93,6 +93,19 @@ export function addLogItem(
   sink.outcomes.add(projectId, receivedAt, "log_item", "accepted", "", accepted);
 }
 
+/**
+ * Whether every log of a container carries its own timestamp, so that the same bytes twice
+ * can only be a retry (store/log-containers.ts). Without, a sender's identical logs at
+ * different times (`{"body":"tick"}` each minute) would look the same.
+ */
+export function everyLogTimestamped(raw: unknown): boolean {
+  const items = containerItems(raw);
+  return (
+    items !== undefined &&
+    items.every((item) => isObject(item) && typeof item.timestamp === "number")
+  );
+}
+
 function toLog(raw: unknown, projectId: number, receivedAt: number): StorableLog | undefined {
   if (!isObject(raw)) return undefined;
   const body = text(raw.body, MAX_LOG_BODY);

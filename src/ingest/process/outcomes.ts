@@ -47,6 +47,25 @@ export class OutcomeCounter {
     else this.counts.set(key, { projectId, hour, category, outcome, reason, quantity });
   }
 
+  /** Moves `quantity` counted as one outcome to another (the store found them duplicates). */
+  reclassify(
+    projectId: number,
+    atMs: number,
+    category: string,
+    from: { outcome: Outcome; reason: string },
+    to: { outcome: Outcome; reason: string },
+    quantity: number,
+  ): void {
+    const hour = Math.floor(atMs / HOUR) * HOUR;
+    const key = `${projectId}\u0000${hour}\u0000${category}\u0000${from.outcome}\u0000${from.reason}`;
+    const entry = this.counts.get(key);
+    const moved = Math.min(quantity, entry?.quantity ?? 0);
+    if (!entry || moved <= 0) return;
+    entry.quantity -= moved;
+    if (entry.quantity === 0) this.counts.delete(key);
+    this.add(projectId, atMs, category, to.outcome, to.reason, moved);
+  }
+
   get size(): number {
     return this.counts.size;
   }

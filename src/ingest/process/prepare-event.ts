@@ -2,8 +2,9 @@ import { type ClockContext, correctEventTimes } from "./clock/clock-drift";
 import { type FilterReason, filterReason } from "./filters/inbound-filters";
 import { isObject } from "./lenient";
 import type { ProjectProcessing } from "./project-settings";
+import { mayNeedRepair, type RepairKind, repairJson } from "./repair";
 import { hasChanges, newEdit } from "./scrub/edit";
-import type { MetaTree } from "./scrub/meta";
+import { type MetaTree, remarkError } from "./scrub/meta";
 import { scrubEvent, serializeEdited } from "./scrub/scrub-event";
 
 /**
@@ -19,6 +20,13 @@ export type PreparedEvent =
   | { kind: "transaction"; raw: unknown }
   | { kind: "filtered"; reason: FilterReason; transaction: boolean }
   | { kind: "invalid"; raw: unknown };
+
+/** How a repair reads on the event page (`_meta` errors, events/meta.ts). */
+const REPAIRED: Record<RepairKind, string> = {
+  control_characters: "control characters removed (no database stores them)",
+  lone_surrogate: "invalid UTF-16 (a lone surrogate) replaced with U+FFFD",
+  number_out_of_range: `number out of range, clamped to ±${Number.MAX_SAFE_INTEGER}`,
+};
 
 export function prepareEvent(
   json: Buffer,
@@ -47,6 +55,11 @@ export function prepareEvent(
     delete raw._meta;
     edit.rewrite = true;
   }
+  if (mayNeedRepair(text))
+    repairJson(raw, (path, kind) => {
+      remarkError(edit.meta, path, "invalid_data", { value: REPAIRED[kind] });
+      edit.rewrite = true;
+    });
   // Transactions are stored as span rows, corrected there (adjust-rows.ts).
   if (!transaction) correctEventTimes(raw, clock, edit);
   if (project.filters) {

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { encodeRawEvent, LARGE_EVENT } from "../../events/payload";
 import type { NormalizedEvent } from "../../events/types";
 import { type FramedItem, frameEnvelope } from "../accept/frame";
@@ -12,13 +13,14 @@ import { type BlockSlice, byteLength, type EventBlock, packEventBlocks } from ".
 import { addFeedback, addUserReport } from "./feedback";
 import { type Grouping, groupEvent } from "./fingerprint";
 import { isObject } from "./lenient";
-import { addLogItem, type StorableLog } from "./logs";
+import { addLogItem, everyLogTimestamped, type StorableLog } from "./logs";
 import { normalizeEvent, userKey } from "./normalize";
 import { isOtlpKind, processOtlp } from "./otlp/process-otlp";
 import { type OutcomeCount, OutcomeCounter } from "./outcomes";
 import { prepareEvent } from "./prepare-event";
 import { type ProjectProcessing, processingFor, type SettingsByProject } from "./project-settings";
 import { emptyProtocolItems, mergeProtocolItems, type ProtocolItems } from "./protocol-items";
+import { parseRepaired } from "./repair";
 import { searchTerms } from "./search-terms";
 import { addSession, addSessionAggregates } from "./sessions";
 import { addSpanItem, addTransaction, type StorableSpan } from "./spans";
@@ -61,11 +63,25 @@ export interface StorableEvent {
   raw?: Buffer | Buffer[];
 }
 
+/**
+ * The logs of one container (an envelope's `log` item whose logs all carry a timestamp):
+ * `logs[start]` to `logs[start + count - 1]`, and a hash of the container's bytes, by which
+ * the store keeps an SDK's retry of it from being stored again (store/log-containers.ts).
+ */
+export interface LogContainer {
+  projectId: number;
+  receivedAt: number;
+  hash: string;
+  start: number;
+  count: number;
+}
+
 export interface StorableBatch {
   events: StorableEvent[];
   blocks: EventBlock[];
   spans: StorableSpan[];
   logs: StorableLog[];
+  logContainers: LogContainer[];
   outcomes: OutcomeCounter;
   items: ProtocolItems;
 }
@@ -79,6 +95,7 @@ export function emptyBatch(): StorableBatch {
     blocks: [],
     spans: [],
     logs: [],
+    logContainers: [],
     items: emptyProtocolItems(),
     outcomes: new OutcomeCounter(),
   };
@@ -103,7 +120,9 @@ export function mergeTransferred(into: StorableBatch, from: TransferredBatch): v
   }
   // Loops, not push(...): a batch can hold more spans than a call takes arguments.
   for (const span of from.spans) into.spans.push(span);
+  const firstLog = into.logs.length;
   for (const log of from.logs) into.logs.push(log);
+  for (const c of from.logContainers) into.logContainers.push({ ...c, start: c.start + firstLog });
   into.outcomes.addAll(from.outcomes);
   mergeProtocolItems(into.items, from.items);
 }
@@ -150,7 +169,7 @@ export function summarize(event: NormalizedEvent): EventSummary {
 
 function parseJson(payload: Buffer): unknown {
   try {
-    return JSON.parse(payload.toString("utf8"));
+    return parseRepaired(payload.toString("utf8"));
   } catch {
     return undefined;
   }
@@ -232,9 +251,13 @@ function processItem(
     case "span":
       addSpanItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
       return;
-    case "log":
-      addLogItem(parseJson(item.payload), itemQuantity(item.header), envelope, batch);
+    case "log": {
+      const before = batch.logs.length;
+      const raw = parseJson(item.payload);
+      addLogItem(raw, itemQuantity(item.header), envelope, batch);
+      if (everyLogTimestamped(raw)) noteLogContainer(batch, envelope, item.payload, before);
       return;
+    }
     case "session":
       addSession(parseJson(item.payload), envelope, batch.items, batch.outcomes);
       return;
@@ -324,6 +347,24 @@ function addEvent(
     ...(byteLength(json) > LARGE_EVENT
       ? { payload: encodeRawEvent(Array.isArray(json) ? Buffer.concat(json) : json) }
       : { raw: json }),
+  });
+}
+
+/** The logs just added (from `start` on) came from `bytes`: see LogContainer. */
+function noteLogContainer(
+  batch: StorableBatch,
+  envelope: QueuedEnvelope,
+  bytes: Buffer,
+  start: number,
+): void {
+  const count = batch.logs.length - start;
+  if (count === 0) return;
+  batch.logContainers.push({
+    projectId: envelope.projectId,
+    receivedAt: envelope.receivedAt,
+    hash: crypto.createHash("sha256").update(bytes).digest("base64url"),
+    start,
+    count,
   });
 }
 

@@ -12,7 +12,8 @@ import type { ProtocolItems, SessionRecord } from "./protocol-items";
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Relay's window: older sessions or ones far in the future are refused. */
-const MAX_AGE = 5 * DAY;
+export const MAX_SESSION_AGE_MS = 5 * DAY;
+const MAX_AGE = MAX_SESSION_AGE_MS;
 const MAX_FUTURE = DAY;
 const MAX_AGGREGATES = 100;
 const MAX_COUNT = 1_000_000;

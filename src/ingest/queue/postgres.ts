@@ -1,8 +1,13 @@
-import { sql } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Db } from "../../db/connection";
+import type { Database } from "../../db/schema";
+import { isTransientDbError } from "../../db/transient-errors";
+import { forgetUncommittedWrites } from "../store/store-batch";
+import { type BatchSteps, writeInHalves } from "./failed-batch";
 import { GroupCommit } from "./group-commit";
 import {
   lastIdWithinBytes,
+  type QueuedEnvelope,
   type QueueReader,
   type QueueWriter,
   queuedEnvelopeOf,
@@ -49,42 +54,87 @@ export function openPostgresQueue(db: Db, options: { scanCostFactor?: number } =
     },
 
     reader(): QueueReader {
+      /** The usual path: one transaction claims, prepares, writes and deletes a batch. */
+      const claimAndWrite = <T>(
+        limit: number,
+        prepare: (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => T | Promise<T>,
+        write: (prepared: T, trx: Transaction<Database>) => Promise<void>,
+        onClaimed: (envelopes: QueuedEnvelope[]) => void,
+      ) =>
+        db.kysely.transaction().execute(async (trx) => {
+          const claimed = await trx
+            .selectFrom("ingest_queue")
+            .select(["id", "kind", sql<number>`octet_length(body)`.as("size")])
+            .orderBy("id")
+            .limit(limit)
+            .forUpdate()
+            .skipLocked()
+            .execute();
+          const upTo = lastIdWithinBytes(claimed);
+          if (upTo === undefined) return 0;
+          // Rows past the byte budget stay locked until commit, then go to the next batch.
+          const rows = await trx
+            .selectFrom("ingest_queue")
+            .selectAll()
+            .where(
+              "id",
+              "in",
+              claimed.filter((c) => c.id <= upTo).map((c) => c.id),
+            )
+            .orderBy("id")
+            .execute();
+          const envelopes = rows.map(queuedEnvelopeOf);
+          onClaimed(envelopes);
+          await write(await prepare(envelopes, trx), trx);
+          await deleteQueued(trx, envelopes);
+          return rows.length;
+        });
+
+      /**
+       * After a batch failed for its data (failed-batch.ts): its rows, unlocked by the
+       * rollback, are claimed again (those another worker took meanwhile are its to handle)
+       * and written in halves in a new transaction.
+       */
+      const writeAgainInHalves = <T>(
+        envelopes: QueuedEnvelope[],
+        failure: unknown,
+        steps: BatchSteps<T>,
+      ) =>
+        db.kysely.transaction().execute(async (trx) => {
+          const reclaimed = await trx
+            .selectFrom("ingest_queue")
+            .select("id")
+            .where(
+              "id",
+              "in",
+              envelopes.map((e) => e.id),
+            )
+            .forUpdate()
+            .skipLocked()
+            .execute();
+          const ids = new Set(reclaimed.map((r) => Number(r.id)));
+          const mine = envelopes.filter((e) => ids.has(e.id));
+          if (mine.length === 0) return 0;
+          await writeInHalves(mine, failure, trx, steps);
+          await deleteQueued(trx, mine);
+          return mine.length;
+        });
+
       return {
-        async processBatch(limit, prepare, write) {
-          return db.kysely.transaction().execute(async (trx) => {
-            const claimed = await trx
-              .selectFrom("ingest_queue")
-              .select(["id", "kind", sql<number>`octet_length(body)`.as("size")])
-              .orderBy("id")
-              .limit(limit)
-              .forUpdate()
-              .skipLocked()
-              .execute();
-            const upTo = lastIdWithinBytes(claimed);
-            if (upTo === undefined) return 0;
-            // Rows past the byte budget stay locked until commit, then go to the next batch.
-            const rows = await trx
-              .selectFrom("ingest_queue")
-              .selectAll()
-              .where(
-                "id",
-                "in",
-                claimed.filter((c) => c.id <= upTo).map((c) => c.id),
-              )
-              .orderBy("id")
-              .execute();
-            const envelopes = rows.map(queuedEnvelopeOf);
-            await write(await prepare(envelopes, trx), trx);
-            await trx
-              .deleteFrom("ingest_queue")
-              .where(
-                "id",
-                "in",
-                rows.map((r) => r.id),
-              )
-              .execute();
-            return rows.length;
-          });
+        async processBatch(limit, prepare, write, prepareAgain) {
+          let envelopes: QueuedEnvelope[] = [];
+          try {
+            return await claimAndWrite(limit, prepare, write, (claimed) => {
+              envelopes = claimed;
+            });
+          } catch (failure) {
+            forgetUncommittedWrites(db.kysely);
+            if (envelopes.length === 0 || isTransientDbError(failure)) throw failure;
+            return writeAgainInHalves(envelopes, failure, {
+              prepare: prepareAgain ?? prepare,
+              write,
+            });
+          }
         },
         async depth() {
           const row = await db.kysely
@@ -97,6 +147,17 @@ export function openPostgresQueue(db: Db, options: { scanCostFactor?: number } =
       };
     },
   };
+}
+
+function deleteQueued(trx: Transaction<Database>, envelopes: QueuedEnvelope[]) {
+  return trx
+    .deleteFrom("ingest_queue")
+    .where(
+      "id",
+      "in",
+      envelopes.map((e) => e.id),
+    )
+    .execute();
 }
 
 /**

@@ -78,6 +78,12 @@ export interface QueueReader {
     limit: number,
     prepare: (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => T | Promise<T>,
     write: (prepared: T, trx: Transaction<Database>) => Promise<void>,
+    /**
+     * Prepares part of a batch whose write failed for its data, which is then written in
+     * halves and its bad envelopes dead-lettered (failed-batch.ts); `prepare` when absent.
+     * Such a failure makes processBatch resolve; only a transient one rejects.
+     */
+    prepareAgain?: (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => T | Promise<T>,
   ): Promise<number>;
   /** Envelopes waiting, for health and backpressure. */
   depth(): Promise<number>;

@@ -1,7 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { sql, type Transaction } from "kysely";
 import type { Db } from "../../db/connection";
+import type { Database } from "../../db/schema";
 import { env } from "../../env";
+import { forgetUncommittedWrites } from "../store/store-batch";
+import { writeInHalves } from "./failed-batch";
 import { GroupCommit } from "./group-commit";
 import { encodeRecords, RECORD_HEADER_BYTES, readRecords, scanRecords } from "./log";
 import { BATCH_BYTES, type QueueReader, type QueueWriter, type RawEnvelope } from "./queue";
@@ -18,6 +22,8 @@ import { convertSqliteSegments, queueSegments, type SegmentFile, segmentFile } f
  * Records up to that mark are done; a segment whose records are all done is deleted whole.
  */
 const MARK = "sqlite_queue_mark";
+/** Written durably before segments are deleted (makeCommitsDurable). */
+const SYNCED = "sqlite_queue_synced";
 
 /** After this long without an envelope, a segment whose envelopes are all done is left. */
 const IDLE_SEGMENT_MS = 5000;
@@ -35,6 +41,9 @@ export async function openSqliteQueue(db: Db) {
   const mainPath = db.sqlitePath;
   if (!mainPath) throw new Error("SQLite queue needs a SQLite database");
   const mark = await readMark(db);
+  // Segments at or behind this mark are deleted below (and by the writer): after a crash the
+  // mark may still be in an unsynced WAL tail, which a power loss now would take.
+  await makeCommitsDurable(db);
   convertSqliteSegments(mainPath, mark);
 
   return {
@@ -73,8 +82,10 @@ export async function openSqliteQueue(db: Db) {
         return { seq: n, fd, bytes: 0 };
       }
       const rotate = () => {
+        // The new file first: if it cannot be made, the current one stays open and usable.
+        const next = startSegment(current.seq + 1);
         fs.closeSync(current.fd);
-        current = startSegment(current.seq + 1);
+        current = next;
       };
       /**
        * Appends one group commit. The write runs on libuv's thread pool, not the accepting
@@ -83,18 +94,33 @@ export async function openSqliteQueue(db: Db) {
        * once the page cache had to take memory the host had not yet backed (1.7 -> 8.6 µs per
        * fresh 4 KiB page), and with it the accepting thread's cost per request.
        */
+      let mustRotate = false;
       const append = (items: RawEnvelope[]) =>
         new Promise<void>((resolve, reject) => {
+          if (mustRotate) {
+            rotate();
+            mustRotate = false;
+          }
           const buffers = encodeRecords(items, lastId);
           let size = 0;
           for (const b of buffers) size += b.length;
           const finish = (err: unknown) => {
             if (err) {
-              // A partial record would stop the reader for good: cut it off, or leave the file.
+              // The group's records may be in the file whole (a failed fdatasync), in part (a
+              // short write) or not at all, and the worker may already have read and stored
+              // them. Their ids and offsets are never used again: cutting the file back and
+              // reusing them put the next acknowledged envelopes under ids the mark had
+              // passed (lost) and at offsets the reader had read past (a "damaged" segment).
+              // The next group goes to a new segment, with ids after these; the reader reads
+              // this one to its end and skips a torn tail, as after a crash. Not acknowledged,
+              // these may still be stored, once.
+              lastId += items.length;
+              mustRotate = true;
               try {
-                fs.ftruncateSync(current.fd, current.bytes);
-              } catch {
                 rotate();
+                mustRotate = false;
+              } catch {
+                // A full disk may refuse a new file too; the next append tries again.
               }
               reject(err);
               return;
@@ -205,10 +231,17 @@ export async function openSqliteQueue(db: Db) {
         }
       };
 
-      /** Deletes the segments before the one the mark is in: every record in them is done. */
-      const releaseDone = () => {
+      /**
+       * Deletes the segments before the one the mark is in: every record in them is done. Only
+       * once the mark that passed them is durable (makeCommitsDurable): after a power loss the
+       * mark falls back with the main database's lost WAL tail, and the records after it must
+       * then still be there to be processed again.
+       */
+      const releaseDone = async () => {
         const current = done.at?.segment;
-        while (current && segments[0] && segments[0] !== current) {
+        if (!current || !segments[0] || segments[0] === current) return;
+        await makeCommitsDurable(db);
+        while (segments[0] && segments[0] !== current) {
           const oldest = segments.shift() as ReaderSegment;
           fs.rmSync(oldest.file, { force: true });
           if (oldest.fd !== undefined) fs.closeSync(oldest.fd);
@@ -216,8 +249,8 @@ export async function openSqliteQueue(db: Db) {
       };
 
       return {
-        async processBatch(limit, prepare, write) {
-          releaseDone();
+        async processBatch(limit, prepare, write, prepareAgain) {
+          await releaseDone();
           const from = claimed;
           const start = from.at ?? seek(from.id);
           if (!start) return 0;
@@ -240,23 +273,47 @@ export async function openSqliteQueue(db: Db) {
             finished = resolve;
           });
           try {
-            const prepared = await prepare(batch.records, db.kysely);
+            // A failure here (a processor thread lost to one envelope) is handled like a
+            // failed write, once it is this batch's turn: split, or retried if transient.
+            const preparing = Promise.resolve()
+              .then(() => prepare(batch.records, db.kysely))
+              .then(
+                (value) => ({ ok: true as const, value }),
+                (err: unknown) => ({ ok: false as const, err }),
+              );
+            const prepared = await preparing;
             await turn;
             if (done !== from)
               throw new Error("an earlier batch failed; its envelopes are retried first");
-            await db.kysely.transaction().execute(async (trx) => {
-              await write(prepared, trx);
-              await trx
+            const markDone = (trx: Transaction<Database>) =>
+              trx
                 .insertInto("worker_state")
                 .values({ name: MARK, value: last.id })
                 .onConflict((oc) => oc.column("name").doUpdateSet({ value: last.id }))
                 .execute();
-            });
+            try {
+              if (!prepared.ok) throw prepared.err;
+              const value = prepared.value;
+              await db.kysely.transaction().execute(async (trx) => {
+                await write(value, trx);
+                await markDone(trx);
+              });
+            } catch (failure) {
+              // Rolled back; written again in parts, in a transaction of its own.
+              await db.kysely.transaction().execute(async (trx) => {
+                await writeInHalves(batch.records, failure, trx, {
+                  prepare: prepareAgain ?? prepare,
+                  write,
+                });
+                await markDone(trx);
+              });
+            }
             done = to;
             return batch.records.length;
           } catch (err) {
             // Everything after the mark is claimed again by the next batch.
             claimed = done;
+            forgetUncommittedWrites(db.kysely);
             throw err;
           } finally {
             finished();
@@ -291,6 +348,25 @@ interface Position {
 interface Cursor {
   id: number;
   at: Position | undefined;
+}
+
+/**
+ * The main database commits with synchronous=NORMAL (connection.ts): a commit survives the
+ * process dying, not a power loss, which may take the WAL's tail. One commit with FULL syncs
+ * the WAL, and with it every commit before it (the WAL is written in order). Written to a
+ * row of its own, never the mark: a batch in flight may have moved the mark since.
+ */
+async function makeCommitsDurable(db: Db): Promise<void> {
+  await sql`pragma synchronous = FULL`.execute(db.kysely);
+  try {
+    await db.kysely
+      .insertInto("worker_state")
+      .values({ name: SYNCED, value: Date.now() })
+      .onConflict((oc) => oc.column("name").doUpdateSet({ value: Date.now() }))
+      .execute();
+  } finally {
+    await sql`pragma synchronous = NORMAL`.execute(db.kysely);
+  }
 }
 
 function syncDirectory(dir: string): void {

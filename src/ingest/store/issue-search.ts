@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database } from "../../db/schema";
 import { BulkStatement } from "./bulk-statement";
 
@@ -38,6 +38,11 @@ type Cache = Map<number, Known>;
  * share (a process may open several databases, as tests do, whose issue ids collide).
  */
 const caches = new WeakMap<object, Cache>();
+
+/** After a rollback: what the cache learned from the batch may not be in the database. */
+export function forgetIssueSearchCache(db: Kysely<Database>): void {
+  caches.delete(db.getExecutor().adapter);
+}
 
 function cacheOf(trx: Transaction<Database>): Cache {
   const key = trx.getExecutor().adapter;

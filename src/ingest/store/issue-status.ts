@@ -1,4 +1,4 @@
-import type { Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { Database, IssueStatus } from "../../db/schema";
 import { type ActivityEntry, recordActivities } from "../../issues/activity";
 import { releaseReopens } from "../../issues/release-order";
@@ -31,9 +31,13 @@ export interface BatchEventRef {
  * Releases already recorded in `release_first_seen` by this thread, per database (keyed by
  * the connection's adapter, which its transactions share). A batch costs a lookup per event
  * here and an insert only for a release this thread has not seen; should that insert roll
- * back with its batch, a later lookup that misses inserts it then.
+ * back with its batch, forgetRecordedReleases is called, and the retry inserts it again.
  */
 const recordedByDb = new WeakMap<object, Set<string>>();
+
+export function forgetRecordedReleases(db: Kysely<Database>): void {
+  recordedByDb.delete(db.getExecutor().adapter);
+}
 const RECORDED_MAX = 10_000;
 
 export async function noteReleases(

@@ -1,4 +1,4 @@
-import { type Insertable, sql, type Transaction } from "kysely";
+import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
 import { type AlertIssue, decideAlerts } from "../../alerts/rules/evaluate";
 import type { Database } from "../../db/schema";
 import { encodeBlockSlice } from "../../events/payload";
@@ -7,9 +7,16 @@ import type { StorableBatch, StorableEvent } from "../process/process-envelopes"
 import { countIssueMinutes } from "./alert-counters";
 import { BulkStatement } from "./bulk-statement";
 import { recordRoutedEvents, routeFingerprints } from "./fingerprint-routes";
-import { indexIssueSearch } from "./issue-search";
-import { applyHeldStatuses, type HeldIssue, noteReleases, type Reopened } from "./issue-status";
+import { forgetIssueSearchCache, indexIssueSearch } from "./issue-search";
+import {
+  applyHeldStatuses,
+  forgetRecordedReleases,
+  type HeldIssue,
+  noteReleases,
+  type Reopened,
+} from "./issue-status";
 import { countIssueTags } from "./issue-tags";
+import { logsNotSeenBefore } from "./log-containers";
 import { storeLogs } from "./logs";
 import { storeProtocolItems } from "./protocol-items";
 import { storeSpans } from "./spans";
@@ -39,17 +46,20 @@ interface IssueGroup {
 
 export async function storeBatch(batch: StorableBatch, trx: Transaction<Database>): Promise<void> {
   // Merged fingerprints go to their issue, discarded ones no further (fingerprint-routes.ts).
-  const { kept: events, moved } = await routeFingerprints(
+  const { kept, moved } = await routeFingerprints(
     await dropDuplicates(batch, trx),
     batch.outcomes,
     trx,
   );
-  if (events.length > 0) {
-    const groups = groupByIssue(events);
-    await noteReleases(events, trx);
+  if (kept.length > 0) {
+    const groups = groupByIssue(kept);
+    await noteReleases(kept, trx);
     const held = await upsertIssues(groups, trx);
-    const blockIds = await insertBlocks(batch.blocks, events, trx);
-    await insertEvents(events, groups, blockIds, trx);
+    const blockIds = await insertBlocks(batch.blocks, kept, trx);
+    const stored = await insertEvents(kept, groups, blockIds, trx);
+    // Everything counted from here on counts only the events this batch's insert stored.
+    const events =
+      stored.size === kept.length ? kept : await forgetUnstored(kept, stored, groups, batch, trx);
     await countUsers(events, groups, trx);
     await countIssueTags(
       events.map((e) => ({
@@ -86,9 +96,19 @@ export async function storeBatch(batch: StorableBatch, trx: Transaction<Database
     for (const e of events) batch.outcomes.add(e.projectId, e.receivedAt, "error", "accepted", "");
   }
   await storeTransactionRollups(await storeSpans(batch.spans, trx), trx);
-  await storeLogs(batch.logs, trx);
-  await storeProtocolItems(batch.items, trx);
+  await storeLogs(await logsNotSeenBefore(batch, trx), trx);
+  await storeProtocolItems(batch.items, batch.outcomes, trx);
   await batch.outcomes.write(trx);
+}
+
+/**
+ * Called when a batch's writes were rolled back (its transaction, or a savepoint of a split):
+ * the store's per-database caches (search terms, releases recorded) learned from them and
+ * would otherwise skip writing the same again.
+ */
+export function forgetUncommittedWrites(db: Kysely<Database>): void {
+  forgetIssueSearchCache(db);
+  forgetRecordedReleases(db);
 }
 
 function groupKey(projectId: number, fingerprint: string): string {
@@ -321,8 +341,10 @@ const insertEventRows = new BulkStatement<EventRow>(
     trx
       .insertInto("events")
       .values(rows)
-      // Two workers racing on one retried event: keep the first, never abort the batch.
-      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing()),
+      // Two workers racing on one retried event: keep the first, never abort the batch; the
+      // rows returned are the ones this batch stored, and only they are counted.
+      .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
+      .returning(["project_id", "event_id"]),
 );
 
 async function insertEvents(
@@ -330,9 +352,10 @@ async function insertEvents(
   groups: Map<string, IssueGroup>,
   blockIds: Map<number, number>,
   trx: Transaction<Database>,
-): Promise<void> {
+): Promise<Set<string>> {
+  const stored = new Set<string>();
   for (let i = 0; i < events.length; i += CHUNK) {
-    await insertEventRows.execute(
+    const rows = await insertEventRows.execute<{ project_id: number; event_id: string }>(
       trx,
       events.slice(i, i + CHUNK).map(
         (e): EventRow => ({
@@ -352,7 +375,50 @@ async function insertEvents(
         }),
       ),
     );
+    for (const r of rows) stored.add(eventKey(Number(r.project_id), r.event_id));
   }
+  return stored;
+}
+
+function eventKey(projectId: number, eventId: string): string {
+  return `${projectId}:${eventId}`;
+}
+
+/**
+ * The events a concurrent batch stored first: an SDK's retry in two batches in flight at
+ * once (processor threads, several workers) passes dropDuplicates in both, which sees only
+ * committed rows. The unique index makes the second insert wait for the first and then do
+ * nothing; the issue upsert had already counted it, so that is taken back, and nothing else
+ * (users, tags, minutes, alerts, the accepted outcome) counts it. Costs nothing otherwise.
+ */
+async function forgetUnstored(
+  events: StorableEvent[],
+  stored: Set<string>,
+  groups: Map<string, IssueGroup>,
+  batch: StorableBatch,
+  trx: Transaction<Database>,
+): Promise<StorableEvent[]> {
+  const kept: StorableEvent[] = [];
+  const uncounted = new Map<IssueGroup, number>();
+  for (const e of events) {
+    if (stored.has(eventKey(e.projectId, e.event.event_id))) {
+      kept.push(e);
+      continue;
+    }
+    batch.outcomes.add(e.projectId, e.receivedAt, "error", "filtered", "duplicate");
+    const g = groups.get(groupKey(e.projectId, e.grouping.hash)) as IssueGroup;
+    uncounted.set(g, (uncounted.get(g) ?? 0) + 1);
+  }
+  for (const [g, n] of uncounted) {
+    await trx
+      .updateTable("issues")
+      .set((eb) => ({ times_seen: eb("times_seen", "-", n) }))
+      .where("id", "=", g.issueId as number)
+      .execute();
+    g.count -= n;
+    if (g.timesSeen !== undefined) g.timesSeen -= n;
+  }
+  return kept;
 }
 
 type IssueUserRow = Insertable<Database["issue_users"]>;
@@ -411,7 +477,8 @@ function alertIssues(
   const kinds = new Map(reopened.map((r) => [r.id, r.kind]));
   const byIssue = new Map<number, AlertIssue>();
   for (const g of groups.values()) {
-    if (g.issueId === undefined) continue;
+    // No event of the group was stored by this batch (forgetUnstored): nothing to decide.
+    if (g.issueId === undefined || g.count === 0) continue;
     const kind = kinds.get(g.issueId);
     byIssue.set(g.issueId, {
       issueId: g.issueId,

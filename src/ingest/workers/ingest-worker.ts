@@ -63,22 +63,28 @@ export class IngestWorker {
 
   /** Processes one batch; returns how many envelopes it handled (0 when the queue is empty). */
   runOnce(): Promise<number> {
+    const process = (envelopes: QueuedEnvelope[], settings?: ReadonlyMap<number, IngestSettings>) =>
+      this.options.processors?.process(envelopes, settings) ??
+      processEnvelopes(envelopes, settings);
+    const withSettings = (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => {
+      const settings = this.options.settings?.forBatch(envelopes, reads);
+      return settings instanceof Promise
+        ? settings.then((s) => process(envelopes, s))
+        : process(envelopes, settings);
+    };
     return this.reader.processBatch(
       this.options.batchSize ?? DEFAULT_BATCH_SIZE,
       (envelopes: QueuedEnvelope[], reads: Kysely<Database>) => {
-        const process = (settings?: ReadonlyMap<number, IngestSettings>) =>
-          this.options.processors?.process(envelopes, settings) ??
-          processEnvelopes(envelopes, settings);
-        const withSettings = () => {
-          const settings = this.options.settings?.forBatch(envelopes, reads);
-          return settings instanceof Promise ? settings.then(process) : process(settings);
-        };
         const symbolicator = this.options.symbolicator;
         return symbolicator
-          ? symbolicator.symbolicateEnvelopes(envelopes, reads).then(withSettings)
-          : withSettings();
+          ? symbolicator
+              .symbolicateEnvelopes(envelopes, reads)
+              .then(() => withSettings(envelopes, reads))
+          : withSettings(envelopes, reads);
       },
       storeBatch,
+      // Parts of a failed batch: their envelopes carry their symbolicated bodies already.
+      withSettings,
     );
   }
 
@@ -124,7 +130,8 @@ export class IngestWorker {
       try {
         handled = await this.runOnce();
       } catch (err) {
-        // Typically the database is unreachable; the batch was rolled back and stays queued.
+        // The database is unreachable or busy (a batch failing for its data is split and its
+        // bad envelopes dead-lettered by the reader): rolled back, it stays queued.
         console.error("[worker] batch failed, retrying in 1 s:", err);
         await this.sleep(1000);
         continue;

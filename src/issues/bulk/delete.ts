@@ -123,6 +123,13 @@ async function deleteIssueRows(
     for (const table of ["issue_tags", "issue_users", "issue_search", "issue_bookmarks"] as const) {
       await trx.deleteFrom(table).where("issue_id", "in", gone).execute();
     }
+    // The events follow outside this transaction; noted so that a crash before they are all
+    // gone leaves them to finishIssueDeletions, not behind for good.
+    await trx
+      .insertInto("issue_deletions")
+      .values(gone.map((id) => ({ issue_id: id, deleted_at: now })))
+      .onConflict((oc) => oc.column("issue_id").doNothing())
+      .execute();
     await trx.deleteFrom("issues").where("id", "in", gone).execute();
     await recordIssueChanges(trx, orgId, actor, {
       kind: "delete",
@@ -132,6 +139,29 @@ async function deleteIssueRows(
     });
     return gone;
   });
+}
+
+/**
+ * Finishes deletions a crash interrupted: the events of issues deleted but still noted in
+ * `issue_deletions`. Run by retention; harmless beside a deletion still in progress (both
+ * delete the same rows, and a file only once no row names it).
+ */
+export async function finishIssueDeletions(db: Db): Promise<number> {
+  let events = 0;
+  let after = -1;
+  for (;;) {
+    const pending = await db.kysely
+      .selectFrom("issue_deletions")
+      .select("issue_id")
+      .where("issue_id", ">", after)
+      .orderBy("issue_id")
+      .limit(ISSUES_PER_TX)
+      .execute();
+    if (pending.length === 0) return events;
+    const ids = pending.map((p) => Number(p.issue_id));
+    after = ids.at(-1) as number;
+    events += await deleteEventsOf(db, ids);
+  }
 }
 
 /** The deleted issues' events, their attachments and fingerprint rows, a statement at a time. */
@@ -146,7 +176,10 @@ async function deleteEventsOf(db: Db, issueIds: number[]): Promise<number> {
       .where("issue_id", "in", issueIds)
       .limit(EVENTS_PER_STATEMENT)
       .execute();
-    if (rows.length === 0) return count;
+    if (rows.length === 0) {
+      await db.kysely.deleteFrom("issue_deletions").where("issue_id", "in", issueIds).execute();
+      return count;
+    }
     const files = await db.kysely.transaction().execute(async (trx) => {
       const ids = rows.map((r) => Number(r.id));
       const byProject = new Map<number, string[]>();

@@ -44,14 +44,21 @@ export const BulkFormSchema = z.object({
   query: z.string().max(2000).default(""),
   project: z.string().max(64).default(""),
   assignee: z.string().max(200).default(""),
+  /** The ticked rows (a list field); ids that are not issue ids are ignored. */
+  id: z
+    .array(z.unknown())
+    .default([])
+    .transform((ids) => ids.map((v) => Number(v)).filter((n) => Number.isSafeInteger(n) && n > 0)),
 });
+export type BulkForm = z.output<typeof BulkFormSchema>;
 
 export type BulkState =
   | (NonNullable<ActionState> & { confirm?: BulkAction; count?: number })
   | null;
 
-export function bulkNeed(formData: FormData): "issues.write" | "issues.delete" {
-  const action = String(formData.get("action") ?? "").replace(/^confirm:/, "");
+/** Deleting and discarding need more than triage: decided from the parsed form it runs. */
+export function bulkNeed(input: BulkForm): "issues.write" | "issues.delete" {
+  const { action } = input.action;
   return action === "delete" || action === "discard" ? "issues.delete" : "issues.write";
 }
 
@@ -70,10 +77,10 @@ export async function runBulkForm(
   db: Db,
   ctx: OrgContext,
   actor: IssueActor,
-  input: z.infer<typeof BulkFormSchema>,
-  ids: number[],
+  input: BulkForm,
 ): Promise<NonNullable<BulkState>> {
   const { action, confirmed } = input.action;
+  const ids = input.id;
   const orgId = ctx.org.id;
   let selection: IssueSelection;
   if (input.scope === "query") {

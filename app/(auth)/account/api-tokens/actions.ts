@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { userActor } from "@/src/audit/actor";
+import { readForm, repeatedFieldMessage } from "@/src/auth/form-input";
 import type { ActionState } from "@/src/auth/org-action";
 import { requireUser } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
@@ -18,12 +19,14 @@ export async function createPersonalTokenAction(
   formData: FormData,
 ): Promise<ActionState> {
   const user = await requireUser();
+  const fields = readForm(formData, ["scopes"]);
+  if (!fields.ok) return { ok: false, message: repeatedFieldMessage(fields.repeated) };
   const form = personalTokenFormSchema.safeParse({
-    name: formData.get("name") ?? "",
-    expiresInDays: formData.get("expiresInDays") ?? "",
+    name: fields.fields.name ?? "",
+    expiresInDays: fields.fields.expiresInDays ?? "",
   });
   if (!form.success) return { ok: false, message: form.error.issues[0]?.message ?? "Invalid" };
-  const scopes = personalScopeSchema.array().safeParse(formData.getAll("scopes"));
+  const scopes = personalScopeSchema.array().safeParse(fields.fields.scopes);
   if (!scopes.success) return { ok: false, message: "Choose scopes from the listed ones." };
   if (scopes.data.length === 0) return { ok: false, message: "Choose at least one scope." };
   const days = form.data.expiresInDays ? Number(form.data.expiresInDays) : null;
@@ -54,7 +57,9 @@ export async function revokePersonalTokenAction(
   formData: FormData,
 ): Promise<ActionState> {
   const user = await requireUser();
-  const id = tokenIdSchema.safeParse(formData.get("tokenId"));
+  const fields = readForm(formData);
+  if (!fields.ok) return { ok: false, message: repeatedFieldMessage(fields.repeated) };
+  const id = tokenIdSchema.safeParse(fields.fields.tokenId);
   if (!id.success) return { ok: false, message: "tokenId: not a token id" };
   try {
     await revokePersonalToken(

@@ -5,6 +5,7 @@ import {
   NotificationSettingsSchema,
   saveNotificationSettings,
 } from "@/src/alerts/delivery/settings";
+import { readForm } from "@/src/auth/form-input";
 import { accountsDb } from "@/src/auth/tables";
 import { requireUser } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
@@ -12,15 +13,14 @@ import { getDb } from "@/src/db/connection";
 /** Saves the signed-in user's alert email settings (only projects of their organizations). */
 export async function saveNotifications(formData: FormData): Promise<void> {
   const user = await requireUser();
-  const mode = String(formData.get("mode") ?? "");
-  const chosen = formData
-    .getAll("project")
+  const form = readForm(formData, ["project"]);
+  if (!form.ok) redirect("/account/notifications?error=mode");
+  const { mode, assigned, project } = form.fields;
+  const chosen = (project as FormDataEntryValue[])
     .map((v) => Number(v))
     .filter((n) => Number.isInteger(n) && n > 0);
   const parsed = NotificationSettingsSchema.safeParse(
-    mode === "custom"
-      ? { mode, assigned: formData.get("assigned") === "on", projects: chosen }
-      : { mode },
+    mode === "custom" ? { mode, assigned: assigned === "on", projects: chosen } : { mode },
   );
   if (!parsed.success) redirect("/account/notifications?error=mode");
   const settings = parsed.data;

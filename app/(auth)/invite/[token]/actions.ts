@@ -4,6 +4,7 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { getAuth } from "@/src/auth/auth";
 import { clientIpFromHeaders } from "@/src/auth/client-ip";
+import { readForm } from "@/src/auth/form-input";
 import { currentUser } from "@/src/auth/session";
 import { getDb } from "@/src/db/connection";
 import { isAppError } from "@/src/errors";
@@ -16,7 +17,8 @@ import { acceptInvitation } from "@/src/orgs/invitations";
  * a code in the URL (never free text), so it works without JavaScript.
  */
 export async function acceptAsCurrentUser(formData: FormData): Promise<void> {
-  const token = acceptTokenSchema.safeParse(formData.get("token"));
+  const form = readForm(formData);
+  const token = acceptTokenSchema.safeParse(form.ok ? form.fields.token : null);
   if (!token.success) redirect("/invite/invalid");
   const user = await currentUser();
   if (!user) redirect(`/sign-in?next=${encodeURIComponent(`/invite/${token.data}`)}`);
@@ -32,8 +34,9 @@ export async function acceptAsCurrentUser(formData: FormData): Promise<void> {
 }
 
 export async function acceptWithNewAccount(formData: FormData): Promise<void> {
-  const parsed = newAccountSchema.safeParse(Object.fromEntries(formData));
-  const token = acceptTokenSchema.safeParse(formData.get("token"));
+  const form = readForm(formData);
+  const parsed = newAccountSchema.safeParse(form.ok ? form.fields : null);
+  const token = acceptTokenSchema.safeParse(form.ok ? form.fields.token : null);
   if (!token.success) redirect("/invite/invalid");
   if (!parsed.success)
     redirect(`/invite/${token.data}?error=${String(parsed.error.issues[0]?.path[0] ?? "form")}`);

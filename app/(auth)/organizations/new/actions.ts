@@ -3,6 +3,7 @@
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { userActor } from "@/src/audit/actor";
+import { readForm } from "@/src/auth/form-input";
 import { requireUser } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { isAppError } from "@/src/errors";
@@ -16,9 +17,13 @@ import { createOrgSchema } from "@/src/orgs/schemas";
  */
 export async function createOrg(formData: FormData): Promise<void> {
   const user = await requireUser();
+  // One value per field (src/auth/form-input.ts): a repeated field is refused, not resolved.
+  const form = readForm(formData);
+  if (!form.ok) redirect("/organizations/new?error=form");
+  const { name, slug: typed } = form.fields;
   const parsed = createOrgSchema.safeParse({
-    name: formData.get("name") ?? undefined,
-    slug: formData.get("slug") || undefined,
+    name: name ?? undefined,
+    slug: typed === "" ? undefined : typed,
   });
   if (!parsed.success)
     redirect(`/organizations/new?error=${String(parsed.error.issues[0]?.path[0] ?? "form")}`);

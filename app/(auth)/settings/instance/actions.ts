@@ -2,6 +2,7 @@
 
 import { forbidden, redirect } from "next/navigation";
 import { z } from "zod";
+import { readForm } from "@/src/auth/form-input";
 import { requireUser } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { isAppError } from "@/src/errors";
@@ -14,13 +15,17 @@ import { ORG_CREATION, setOrgCreationPolicy } from "@/src/instance/policy";
  */
 const PAGE = "/settings/instance";
 
-async function asInstanceAdmin(): Promise<void> {
+/** The caller must administer the instance; then the form is read once (a repeat refused). */
+async function adminForm(formData: FormData): Promise<Record<string, unknown>> {
   const user = await requireUser();
   try {
     await requireInstanceAdmin(getDb(), user.id);
   } catch {
     forbidden();
   }
+  const form = readForm(formData);
+  if (!form.ok) redirect(`${PAGE}?error=form`);
+  return form.fields;
 }
 
 function done(code: string): never {
@@ -36,8 +41,7 @@ function failed(err: unknown, code: string): never {
 const policySchema = z.object({ policy: z.enum(ORG_CREATION) });
 
 export async function setPolicy(formData: FormData): Promise<void> {
-  await asInstanceAdmin();
-  const parsed = policySchema.safeParse({ policy: formData.get("policy") });
+  const parsed = policySchema.safeParse(await adminForm(formData));
   if (!parsed.success) redirect(`${PAGE}?error=policy`);
   await setOrgCreationPolicy(getDb(), parsed.data.policy);
   done("policy");
@@ -46,8 +50,7 @@ export async function setPolicy(formData: FormData): Promise<void> {
 const emailSchema = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()) });
 
 export async function addAdmin(formData: FormData): Promise<void> {
-  await asInstanceAdmin();
-  const parsed = emailSchema.safeParse({ email: formData.get("email") });
+  const parsed = emailSchema.safeParse(await adminForm(formData));
   if (!parsed.success) redirect(`${PAGE}?error=email`);
   try {
     await addInstanceAdmin(getDb(), parsed.data.email);
@@ -60,8 +63,7 @@ export async function addAdmin(formData: FormData): Promise<void> {
 const userSchema = z.object({ userId: z.string().min(1).max(100) });
 
 export async function removeAdmin(formData: FormData): Promise<void> {
-  await asInstanceAdmin();
-  const parsed = userSchema.safeParse({ userId: formData.get("userId") });
+  const parsed = userSchema.safeParse(await adminForm(formData));
   if (!parsed.success) redirect(`${PAGE}?error=user`);
   try {
     await removeInstanceAdmin(getDb(), parsed.data.userId);

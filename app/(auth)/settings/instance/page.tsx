@@ -22,6 +22,7 @@ const ERRORS: Record<string, string> = {
   unknown_user: "No user signs in with that email address.",
   last_admin: "The last instance administrator cannot be removed; name another first.",
   user: "Choose a user.",
+  form: "The form was refused: it sent a field more than once.",
 };
 
 const cell = "border-b border-line px-2 py-1 text-left align-top";

@@ -12,24 +12,29 @@ import { ignoreSchema, resolveSchema } from "@/src/issues/team-schemas";
  * until …). An issue outside the form's organization answers 404.
  */
 function triage(
+  name: string,
   schema: typeof resolveSchema | typeof ignoreSchema | typeof unresolveSchema,
   done: string,
 ) {
   return (formData: FormData): Promise<ActionState> =>
-    runOrgAction(formData, "issues.write", schema, async ({ org, user }, { issueId, change }) => {
-      await changeIssueStatus(getDb(), org.id, issueId, user.id, change);
-      revalidatePath(`/${org.slug}/issues/${issueId}`);
-      return { ok: true, message: done };
-    });
+    runOrgAction(
+      formData,
+      { name, need: "issues.write", schema },
+      async ({ org, user }, { issueId, change }) => {
+        await changeIssueStatus(getDb(), org.id, issueId, user.id, change);
+        revalidatePath(`/${org.slug}/issues/${issueId}`);
+        return { ok: true, message: done };
+      },
+    );
 }
 
 const unresolveSchema = triageSchema.transform(({ issueId }) => ({
   issueId,
   change: { status: "unresolved" } as StatusChange,
 }));
-const resolve = triage(resolveSchema, "Resolved.");
-const unresolve = triage(unresolveSchema, "Reopened.");
-const ignore = triage(ignoreSchema, "Ignored.");
+const resolve = triage("resolveIssue", resolveSchema, "Resolved.");
+const unresolve = triage("unresolveIssue", unresolveSchema, "Reopened.");
+const ignore = triage("ignoreIssue", ignoreSchema, "Ignored.");
 
 export async function resolveIssue(_prev: ActionState, formData: FormData): Promise<ActionState> {
   return resolve(formData);

@@ -39,11 +39,10 @@ async function audited(ctx: OrgContext): Promise<projects.Audited> {
 
 function projectAction<S extends z.ZodType<{ project: string }>>(
   formData: FormData,
-  need: Action,
-  schema: S,
+  spec: { name: string; need: Action; schema: S },
   run: (ctx: OrgContext, project: ProjectDetail, input: z.infer<S>) => Promise<string>,
 ): Promise<ActionState> {
-  return runOrgAction(formData, need, schema, async (ctx, input) => {
+  return runOrgAction(formData, spec, async (ctx, input) => {
     const db = getDb();
     const project = await projects.requireOrgProject(db, ctx.org.id, input.project);
     const message = await run(ctx, project, input);
@@ -53,50 +52,76 @@ function projectAction<S extends z.ZodType<{ project: string }>>(
 }
 
 export async function updateProject(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return projectAction(formData, "projects.write", updateProjectSchema, async (ctx, _p, input) => {
-    await projects.updateProject(getDb(), ctx.org.id, input, await actorOf(ctx));
-    revalidatePath(`/${ctx.org.slug}/projects`);
-    return "Project saved.";
-  });
+  return projectAction(
+    formData,
+    { name: "updateProject", need: "projects.write", schema: updateProjectSchema },
+    async (ctx, _p, input) => {
+      await projects.updateProject(getDb(), ctx.org.id, input, await actorOf(ctx));
+      revalidatePath(`/${ctx.org.slug}/projects`);
+      return "Project saved.";
+    },
+  );
 }
 
 export async function createKey(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return projectAction(formData, "keys.write", createKeySchema, async (ctx, project, input) => {
-    await projects.createKey(getDb(), project.id, input.label, await audited(ctx));
-    return `Key "${input.label}" created.`;
-  });
+  return projectAction(
+    formData,
+    { name: "createKey", need: "keys.write", schema: createKeySchema },
+    async (ctx, project, input) => {
+      await projects.createKey(getDb(), project.id, input.label, await audited(ctx));
+      return `Key "${input.label}" created.`;
+    },
+  );
 }
 
 export async function setKeyEnabled(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return projectAction(formData, "keys.write", setKeyEnabledSchema, async (ctx, project, input) => {
-    await projects.setKeyEnabled(getDb(), project.id, input.key, input.enabled, await audited(ctx));
-    return input.enabled ? "Key enabled." : "Key disabled: events sent with it are refused.";
-  });
+  return projectAction(
+    formData,
+    { name: "setKeyEnabled", need: "keys.write", schema: setKeyEnabledSchema },
+    async (ctx, project, input) => {
+      await projects.setKeyEnabled(
+        getDb(),
+        project.id,
+        input.key,
+        input.enabled,
+        await audited(ctx),
+      );
+      return input.enabled ? "Key enabled." : "Key disabled: events sent with it are refused.";
+    },
+  );
 }
 
 export async function deleteKey(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return projectAction(formData, "keys.write", keyRefSchema, async (ctx, project, input) => {
-    await projects.deleteKey(getDb(), project.id, input.key, await audited(ctx));
-    return "Key deleted.";
-  });
+  return projectAction(
+    formData,
+    { name: "deleteKey", need: "keys.write", schema: keyRefSchema },
+    async (ctx, project, input) => {
+      await projects.deleteKey(getDb(), project.id, input.key, await audited(ctx));
+      return "Key deleted.";
+    },
+  );
 }
 
 export async function setKeyRateLimit(
   _prev: ActionState,
   formData: FormData,
 ): Promise<ActionState> {
-  return projectAction(formData, "keys.write", setRateLimitSchema, async (ctx, project, input) => {
-    await projects.setKeyRateLimit(
-      getDb(),
-      project.id,
-      input.key,
-      input.rateLimit,
-      await audited(ctx),
-    );
-    return input.rateLimit
-      ? `Rate limit set: ${input.rateLimit.count} events per ${input.rateLimit.window} s.`
-      : "Rate limit removed.";
-  });
+  return projectAction(
+    formData,
+    { name: "setKeyRateLimit", need: "keys.write", schema: setRateLimitSchema },
+    async (ctx, project, input) => {
+      await projects.setKeyRateLimit(
+        getDb(),
+        project.id,
+        input.key,
+        input.rateLimit,
+        await audited(ctx),
+      );
+      return input.rateLimit
+        ? `Rate limit set: ${input.rateLimit.count} events per ${input.rateLimit.window} s.`
+        : "Rate limit removed.";
+    },
+  );
 }
 
 export async function saveDataSettings(
@@ -105,8 +130,7 @@ export async function saveDataSettings(
 ): Promise<ActionState> {
   return projectAction(
     formData,
-    "projects.write",
-    dataSettingsFormSchema,
+    { name: "saveDataSettings", need: "projects.write", schema: dataSettingsFormSchema },
     async (ctx, project, input) => {
       const { changed } = await updateDataSettings(
         getDb(),
@@ -122,11 +146,15 @@ export async function saveDataSettings(
 }
 
 export async function deleteBundle(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  return projectAction(formData, "projects.write", bundleRefSchema, async (ctx, project, input) => {
-    await deleteProjectBundle(getDb(), project.id, input.bundle, {
-      ...(await audited(ctx)),
-      projectSlug: project.slug,
-    });
-    return "Bundle deleted.";
-  });
+  return projectAction(
+    formData,
+    { name: "deleteBundle", need: "projects.write", schema: bundleRefSchema },
+    async (ctx, project, input) => {
+      await deleteProjectBundle(getDb(), project.id, input.bundle, {
+        ...(await audited(ctx)),
+        projectSlug: project.slug,
+      });
+      return "Bundle deleted.";
+    },
+  );
 }

@@ -15,19 +15,23 @@ export async function createOrgTokenAction(
   _prev: ActionState,
   formData: FormData,
 ): Promise<ActionState> {
-  return runOrgAction(formData, "org.write", createOrgTokenSchema, async (ctx, input) => {
-    const h = await headers();
-    const created = await createOrgToken(getDb(), ctx.org, userActor(ctx.user, h), {
-      name: input.name,
-      url: publicBaseUrl(h),
-    });
-    revalidatePath(`/${ctx.org.slug}/settings/auth-tokens`);
-    return {
-      ok: true,
-      message: `Created ${created.name}. Copy the token now: it is shown only this once.`,
-      secret: created.token,
-    };
-  });
+  return runOrgAction(
+    formData,
+    { name: "createOrgTokenAction", need: "org.write", schema: createOrgTokenSchema },
+    async (ctx, input) => {
+      const h = await headers();
+      const created = await createOrgToken(getDb(), ctx.org, userActor(ctx.user, h), {
+        name: input.name,
+        url: publicBaseUrl(h),
+      });
+      revalidatePath(`/${ctx.org.slug}/settings/auth-tokens`);
+      return {
+        ok: true,
+        message: `Created ${created.name}. Copy the token now: it is shown only this once.`,
+        secret: created.token,
+      };
+    },
+  );
 }
 
 export async function revokeOrgTokenAction(
@@ -35,9 +39,18 @@ export async function revokeOrgTokenAction(
   formData: FormData,
 ): Promise<ActionState> {
   const schema = z.object({ tokenId: tokenIdSchema });
-  return runOrgAction(formData, "org.write", schema, async (ctx, input) => {
-    await revokeOrgToken(getDb(), ctx.org.id, userActor(ctx.user, await headers()), input.tokenId);
-    revalidatePath(`/${ctx.org.slug}/settings/auth-tokens`);
-    return { ok: true, message: "Revoked." };
-  });
+  return runOrgAction(
+    formData,
+    { name: "revokeOrgTokenAction", need: "org.write", schema: schema },
+    async (ctx, input) => {
+      await revokeOrgToken(
+        getDb(),
+        ctx.org.id,
+        userActor(ctx.user, await headers()),
+        input.tokenId,
+      );
+      revalidatePath(`/${ctx.org.slug}/settings/auth-tokens`);
+      return { ok: true, message: "Revoked." };
+    },
+  );
 }

@@ -15,7 +15,8 @@ export async function deleteOrganization(
   _prev: ActionState,
   formData: FormData,
 ): Promise<ActionState> {
-  return runOrgAction(formData, "org.delete", deleteSchema, async (ctx, input) => {
+  const spec = { name: "deleteOrganization", need: "org.delete", schema: deleteSchema } as const;
+  return runOrgAction(formData, spec, async (ctx, input) => {
     await requestOrgDeletion(getDb(), ctx.org, input.confirm, userActor(ctx.user, await headers()));
     redirect("/");
   });

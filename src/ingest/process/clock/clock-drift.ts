@@ -47,8 +47,10 @@ export function driftOf(ctx: ClockContext): number {
   return Math.abs(drift) >= MIN_DRIFT_MS ? drift : 0;
 }
 
+/** Dates past year 275760 (a timestamp of 2^53 s) have no ISO form: shown as the number. */
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms / 1000} s` : date.toISOString();
 }
 
 function shift(holder: Json, key: string, byMs: number): void {

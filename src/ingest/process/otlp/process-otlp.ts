@@ -2,6 +2,7 @@ import { decodeOtlp, type OtlpEncoding, type OtlpSignal } from "../../accept/otl
 import { invalidReason } from "../../accept/otlp/handle-otlp";
 import type { OtlpQueueKind, QueuedEnvelope } from "../../queue/queue";
 import type { LogSink } from "../logs";
+import { mayNeedRepair, repairJson } from "../repair";
 import type { SpanSink } from "../spans";
 import { addOtlpLogs } from "./logs";
 import { type AddEvent, addOtlpSpans } from "./spans";
@@ -40,6 +41,10 @@ export function processOtlp(
     );
     return;
   }
+  // Protobuf strings arrive with no JSON text to test first: walked always (OTLP is the
+  // smaller path; the walk is a test per string).
+  if (encoding !== "json" || mayNeedRepair(envelope.body.toString("utf8")))
+    repairJson(decoded.groups);
   if (signal === "traces") addOtlpSpans(decoded.groups, envelope, sink, addEvent);
   else addOtlpLogs(decoded.groups, envelope, sink);
 }

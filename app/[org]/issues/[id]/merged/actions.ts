@@ -9,15 +9,25 @@ import { getDb } from "@/src/db/connection";
 import { unmergeIssue } from "@/src/issues/bulk/unmerge";
 import { issueIdSchema } from "@/src/issues/detail-schemas";
 
-const UnmergeForm = z.object({ issueId: issueIdSchema });
+const UnmergeForm = z.object({
+  issueId: issueIdSchema,
+  /** The ticked fingerprints (a list field); anything that is not one is ignored. */
+  fingerprint: z
+    .array(z.unknown())
+    .transform((fs) =>
+      fs.filter((f): f is string => typeof f === "string" && /^[0-9a-f]{1,64}$/i.test(f)),
+    ),
+});
 
-/** Unmerge the ticked fingerprints (repeated `fingerprint` fields) into an issue of their own. */
+/** Unmerge the ticked fingerprints into an issue of their own. */
 export async function unmerge(_prev: ActionState, formData: FormData): Promise<ActionState> {
-  const fingerprints = formData
-    .getAll("fingerprint")
-    .map(String)
-    .filter((f) => /^[0-9a-f]{1,64}$/i.test(f));
-  return runOrgAction(formData, "issues.write", UnmergeForm, async (ctx, { issueId }) => {
+  const spec = {
+    name: "unmerge",
+    need: "issues.write",
+    schema: UnmergeForm,
+    lists: ["fingerprint"],
+  } as const;
+  return runOrgAction(formData, spec, async (ctx, { issueId, fingerprint: fingerprints }) => {
     if (fingerprints.length === 0)
       return { ok: false, message: "Tick the fingerprints to unmerge." };
     const ip = clientIpFromHeaders(await headers());
