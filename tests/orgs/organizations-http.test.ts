@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -384,5 +384,27 @@ describe("organizations over HTTP", () => {
     expect(slugsOf(projects.json)).toEqual(["storefront"]);
     // Her page of another organization is the same 404 as a missing one.
     expect((await mia.get("/globex/issues")).status).toBe(404);
+  });
+});
+
+describe("npm run admin -- instance", () => {
+  const admin = (...args: string[]) =>
+    spawnSync(process.execPath, [path.join(ROOT, "dist/admin.js"), "instance", ...args], {
+      env: { ...process.env, DATABASE_URL: `file:${path.join(server.dataDir, "faultline.db")}` },
+      encoding: "utf8",
+    });
+
+  it("lists and names administrators and sets who may create organizations", () => {
+    expect(admin("admins").stdout).toContain(OWNER.email);
+    expect(admin("org-creation").stdout.trim()).toBe("org-creation: admins");
+    const bad = admin("org-creation", "sometimes");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("org-creation is one of: admins, everyone");
+    const unknown = admin("remove-admin", "nobody@example.com");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("no user signs in as nobody@example.com");
+    expect(admin("org-creation", "everyone").status).toBe(0);
+    expect(admin("org-creation").stdout.trim()).toBe("org-creation: everyone");
+    expect(admin("org-creation", "admins").status).toBe(0);
   });
 });
