@@ -10,7 +10,7 @@ import { replayOrgDeadLetters } from "@/src/stats/dead-letters";
 export async function replayDeadLettersAction(formData: FormData): Promise<void> {
   await runOrgAction(
     formData,
-    { name: "replayDeadLetters", need: "projects.write", schema: z.object({}) },
+    { name: "replayDeadLettersAction", need: "projects.write", schema: z.object({}) },
     async (ctx) => {
       const result = await replayOrgDeadLetters(getDb(), ctx.org.id);
       revalidatePath(`/${ctx.org.slug}/stats`);
