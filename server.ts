@@ -14,6 +14,7 @@ import { type IngestService, startIngest } from "./src/ingest/accept/ingest-serv
 import { send } from "./src/ingest/accept/respond";
 import { ingestTarget } from "./src/ingest/accept/route";
 import { WorkerPool } from "./src/ingest/workers/worker-pool";
+import { startOrgDeletion } from "./src/maintenance/org-deletion";
 import { MissedCheckInDetector } from "./src/monitors/missed";
 import { formatDsn } from "./src/projects/dsn";
 import { loopbackOrigin, publishSelfMonitoringOrigin } from "./src/projects/self-monitoring";
@@ -92,6 +93,17 @@ async function main(): Promise<void> {
   // Uptime checks (src/uptime/runner.ts): every worker-role process claims what is due.
   const uptime = runsWorkers ? new UptimeRunner(db) : undefined;
   uptime?.start();
+  // Deleted organizations' data (src/maintenance/org-deletion.ts): every worker-role process.
+  const orgDeletion = runsWorkers
+    ? startOrgDeletion(db, {
+        intervalMs: 2000,
+        dataDir: db.sqlitePath
+          ? path.dirname(db.sqlitePath)
+          : path.resolve(config.FAULTLINE_DATA_DIR),
+        batchSize: config.FAULTLINE_ORG_DELETION_BATCH_ROWS,
+        pauseMs: config.FAULTLINE_ORG_DELETION_PAUSE_MS,
+      })
+    : undefined;
 
   // Where the main thread also accepts ingest, Next gets the web thread; in role web it
   // runs here, since this thread has no ingest to keep free.
@@ -177,6 +189,7 @@ async function main(): Promise<void> {
     await missedCheckIns?.stop();
     await uptime?.stop();
     await alertSender?.stop();
+    await orgDeletion?.stop();
     await db.close();
     console.log("[server] stopped");
     process.exit(0);

@@ -2,6 +2,7 @@
 // database of DATABASE_URL / FAULTLINE_DATA_DIR, as for `npm start`.
 import { openDb } from "../src/db/connection";
 import { replayDeadLetters } from "../src/ingest/workers/replay-dead-letters";
+import { INSTANCE_USAGE, runInstanceCommand } from "../src/instance/admin-command";
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
@@ -10,6 +11,7 @@ commands:
   queue replay-dead-letters [--id N ...] [--project N ...]
                                      process and store them again (after a fix); each one
                                      stored leaves the list, one that fails again stays
+${INSTANCE_USAGE}
   --help                             this text`;
 
 const args = process.argv.slice(2);
@@ -34,6 +36,18 @@ function numbers(flag: string): number[] | undefined {
 }
 
 const [area, command] = args;
+if (area === "instance") {
+  const db = openDb();
+  try {
+    const result = await runInstanceCommand(db, command, args[2]);
+    if (result.ok) console.log(result.output);
+    else console.error(`${result.output}\n\n${USAGE}`);
+    process.exitCode = result.ok ? 0 : 2;
+  } finally {
+    await db.close();
+  }
+  process.exit();
+}
 if (area !== "queue" || (command !== "dead-letters" && command !== "replay-dead-letters")) {
   console.error(`unknown command: ${args.join(" ")}\n\n${USAGE}`);
   process.exit(2);

@@ -18,6 +18,7 @@ await build({
     restore: "scripts/restore.ts",
     admin: "scripts/admin.ts",
     "bench-ingest": "scripts/bench-ingest.ts",
+    "bench-org-deletion": "scripts/bench-org-deletion.ts",
     "seed-demo": "scripts/seed-demo.ts",
     "bench-ui": "scripts/bench-ui.ts",
     "bench-ui-perf-traces": "scripts/bench-ui-perf-traces.ts",

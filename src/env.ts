@@ -105,6 +105,12 @@ const EnvSchema = z.object({
    */
   FAULTLINE_RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(3600),
   /**
+   * A deleted organization's data goes in batches of this many rows per statement, with this
+   * pause between, so ingest for the other organizations keeps its pace (src/maintenance/org-deletion.ts).
+   */
+  FAULTLINE_ORG_DELETION_BATCH_ROWS: z.coerce.number().int().min(1).max(100_000).default(500),
+  FAULTLINE_ORG_DELETION_PAUSE_MS: z.coerce.number().int().min(0).max(60_000).default(20),
+  /**
    * Durability of a SQLite install's ingest queue files. `normal` survives a killed process
    * (what was written is in the OS page cache); `full` also survives power loss, at the price
    * of an fdatasync per group commit.

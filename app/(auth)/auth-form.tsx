@@ -46,6 +46,7 @@ export function Field({
   autoComplete,
   hint,
   defaultValue,
+  optional = false,
 }: {
   label: string;
   name: string;
@@ -53,6 +54,8 @@ export function Field({
   autoComplete?: string;
   hint?: string;
   defaultValue?: string;
+  /** Not required (a slug made from the name when left empty). */
+  optional?: boolean;
 }) {
   const hintId = hint ? `${name}-hint` : undefined;
   return (
@@ -64,7 +67,7 @@ export function Field({
         id={name}
         name={name}
         type={type}
-        required
+        required={!optional}
         autoComplete={autoComplete}
         defaultValue={defaultValue}
         aria-describedby={hintId}

@@ -1,8 +1,12 @@
 import Link from "next/link";
 import { type ReactNode, Suspense } from "react";
 import { OrgSidebar, type SidebarItem } from "@/components/nav/org-sidebar";
+import { OrgSwitcher } from "@/components/nav/org-switcher";
+import { RememberOrg } from "@/components/nav/remember-org";
 import { can } from "@/src/auth/permissions";
 import { withOrg } from "@/src/auth/with-org";
+import { getDb } from "@/src/db/connection";
+import { listUserOrgs } from "@/src/orgs/queries";
 import { FAULTLINE_VERSION } from "@/src/version";
 
 /** Every organization page: the sections on the left, the page beside them. */
@@ -44,15 +48,24 @@ export default async function OrgLayout({
           },
         ]
       : []),
+    ...(can(ctx.role, "org.delete")
+      ? [
+          {
+            section: "settings",
+            href: `${base}/settings/organization`,
+            label: "Organization",
+            sub: true,
+          },
+        ]
+      : []),
   ];
   // Without the URL's selection (prerender, no JS yet) the links still lead to each section.
   const plain = <OrgSidebarFallback items={items} />;
   return (
     <div className="flex min-h-screen">
       <aside className="sticky top-0 flex h-screen w-40 shrink-0 flex-col overflow-y-auto border-r border-line bg-surface px-2 py-3">
-        <Link href={base} className="mb-3 block px-2 font-semibold text-fg no-underline">
-          {ctx.org.name}
-        </Link>
+        <OrgSwitcher current={ctx.org} orgs={await listUserOrgs(getDb(), ctx.user.id)} />
+        <RememberOrg slug={ctx.org.slug} />
         <Suspense fallback={plain}>
           <OrgSidebar orgSlug={ctx.org.slug} items={items} />
         </Suspense>

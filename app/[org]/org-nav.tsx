@@ -2,6 +2,8 @@ import Link from "next/link";
 import type { CSSProperties } from "react";
 import { signOut } from "@/app/(auth)/sign-in/actions";
 import type { OrgContext } from "@/src/auth/with-org";
+import { getDb } from "@/src/db/connection";
+import { isInstanceAdmin } from "@/src/instance/policy";
 
 /** The sections of an organization; the sidebar (app/[org]/layout.tsx) marks the current one. */
 export type Section =
@@ -24,7 +26,8 @@ export type Section =
  * The header of an organization's pages: who you are and a way out. The sections are in the
  * sidebar of the organization's layout; `current` is kept on the element for tests and styles.
  */
-export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
+export async function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section }) {
+  const admin = await isInstanceAdmin(getDb(), ctx.user.id);
   return (
     <header
       className="mb-4 flex flex-wrap items-center justify-between gap-3 border-b border-line pb-2"
@@ -35,6 +38,8 @@ export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section })
         <span>
           {ctx.user.email} ({ctx.role})
         </span>
+        <Link href="/organizations/new">New organization</Link>
+        {admin && <Link href="/settings/instance">Instance</Link>}
         <Link href="/account/api-tokens">API tokens</Link>
         <Link href="/account/password">Change password</Link>
         <button type="submit" className="rounded border border-line px-2 py-0.5 hover:bg-raised">

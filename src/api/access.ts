@@ -82,6 +82,8 @@ export class ApiAccess {
       .selectFrom("organizations")
       .select(["id", "slug", "name"])
       .where(by, "=", value as never)
+      // An organization being deleted is gone at once, for the operator and its tokens too.
+      .where("status", "=", "active")
       .executeTakeFirst();
     if (!row) throw new AppError("not_found", "organization not found");
     return { id: Number(row.id), slug: row.slug, name: row.name };

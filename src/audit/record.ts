@@ -31,6 +31,7 @@ export const AUDIT_VERBS = {
   "search.save_shared": "saved the organization search",
   "search.delete_shared": "deleted the organization search",
   "member.leave": "left the organization:",
+  "org.create": "created the organization",
   "member.ownership_transfer": "transferred ownership to",
   "invitation.create": "invited",
   "invitation.revoke": "revoked the invitation of",

@@ -57,6 +57,16 @@ export async function completeSetup(
         .where("id", "=", org.id)
         .execute();
       await trx
+        .updateTable("teams")
+        .set({ name: input.orgName, slug: input.orgSlug })
+        .where("organization_id", "=", org.id)
+        .execute();
+      // Whoever sets the instance up administers it (src/instance/policy.ts).
+      await trx
+        .insertInto("instance_admins")
+        .values({ user_id: createdUser, created_at: Date.now() })
+        .execute();
+      await trx
         .insertInto("members")
         .values({
           organization_id: org.id,

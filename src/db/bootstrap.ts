@@ -22,6 +22,11 @@ export async function bootstrap(db: Db): Promise<BootstrapResult> {
       .values({ slug: "default", name: "Default", created_at: now })
       .returning("id")
       .executeTakeFirstOrThrow();
+    // Every organization has a team named after its slug (setup renames both).
+    await trx
+      .insertInto("teams")
+      .values({ organization_id: org.id, slug: "default", name: "Default", date_created: now })
+      .execute();
     for (const slug of ["default", "faultline"]) {
       await insertProjectWithKey(trx, {
         organizationId: org.id,

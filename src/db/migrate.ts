@@ -29,6 +29,7 @@ import * as m025 from "./migrations/025-transaction-rollups";
 import * as m026 from "./migrations/026-dead-letters";
 import * as m027 from "./migrations/027-faultline-meta";
 import * as m028 from "./migrations/028-issue-deletions";
+import * as m029 from "./migrations/029-organizations";
 import * as m030 from "./migrations/030-uptime-monitors";
 import * as m031 from "./migrations/031-ingest-once";
 
@@ -61,7 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "026-dead-letters": m026,
   "027-faultline-meta": m027,
   "028-issue-deletions": m028,
-  // 029 belongs to the organizations branch, not merged yet.
+  "029-organizations": m029,
   "030-uptime-monitors": m030,
   "031-ingest-once": m031,
 };

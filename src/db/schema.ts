@@ -7,6 +7,9 @@ import type { Generated } from "kysely";
  */
 export interface Database {
   organizations: OrganizationTable;
+  teams: TeamTable;
+  instance_admins: InstanceAdminTable;
+  instance_audit_log: InstanceAuditLogTable;
   projects: ProjectTable;
   project_keys: ProjectKeyTable;
   issues: IssueTable;
@@ -71,6 +74,35 @@ export interface OrganizationTable {
   id: Generated<number>;
   slug: string;
   name: string;
+  created_at: number;
+  /** `active`, or `deleting` once its owner deleted it (migration 029). */
+  status: Generated<"active" | "deleting">;
+}
+
+/** An organization's team; each organization has one named after its slug (migration 029). */
+export interface TeamTable {
+  id: Generated<number>;
+  organization_id: number;
+  slug: string;
+  name: string;
+  date_created: number;
+}
+
+/** Instance-wide events (an organization deleted), kept after the organization is gone. */
+export interface InstanceAuditLogTable {
+  id: Generated<number>;
+  actor_user_id: string | null;
+  actor_label: string;
+  action: "org.delete";
+  target: string | null;
+  /** JSON. */
+  details: string | null;
+  created_at: number;
+}
+
+/** Users who decide the instance's policy (who may create organizations). */
+export interface InstanceAdminTable {
+  user_id: string;
   created_at: number;
 }
 

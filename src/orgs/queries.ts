@@ -79,3 +79,16 @@ export async function firstOrgSlugOf(db: Db, userId: string): Promise<string | u
     .executeTakeFirst();
   return row?.slug;
 }
+
+/** The organizations a user belongs to, by name: the sidebar's switcher. */
+export async function listUserOrgs(db: Db, userId: string): Promise<OrgRef[]> {
+  const rows = await accountsDb(db)
+    .selectFrom("members")
+    .innerJoin("organizations", "organizations.id", "members.organization_id")
+    .select(["organizations.id", "organizations.slug", "organizations.name"])
+    .where("members.user_id", "=", userId)
+    .orderBy("organizations.name")
+    .orderBy("organizations.id")
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), slug: r.slug, name: r.name }));
+}

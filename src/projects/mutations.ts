@@ -252,7 +252,7 @@ async function recordKey(
   });
 }
 
-function isUniqueViolation(err: unknown): boolean {
+export function isUniqueViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   // PostgreSQL's unique_violation; better-sqlite3's extended result code.
   return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";

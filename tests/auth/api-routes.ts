@@ -78,6 +78,26 @@ export const API_ROUTES: ApiRouteCase[] = [
     ok: [404],
   },
   // Organizations
+  // The caller's own organizations: any credential lists just those (a token: its own one).
+  { method: "GET", path: "/api/0/organizations/", need: "any", ok: [200], orgless: true },
+  {
+    method: "POST",
+    path: "/api/0/organizations/",
+    need: "org:write",
+    ok: [400],
+    body: { name: "" },
+    orgless: true,
+  },
+  { method: "GET", path: "/api/0/organizations/{org}/", need: "org:read", ok: [200] },
+  { method: "GET", path: "/api/0/organizations/{org}/projects/", need: "project:read", ok: [200] },
+  // The default team is named after the organization's slug.
+  {
+    method: "POST",
+    path: "/api/0/teams/{org}/{org}/projects/",
+    need: "project:write",
+    ok: [400],
+    body: { name: "" },
+  },
   { method: "GET", path: "/api/0/organizations/{org}/audit-logs/", need: "org:write", ok: [200] },
   {
     method: "GET",

@@ -106,6 +106,28 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
       ["password", "tampered password 1"],
     ],
   },
+  // Organizations and the instance (issue 39): a member is no instance administrator, so the
+  // default policy refuses her a new organization and every instance form (403).
+  "app/(auth)/organizations/new/actions.ts#createOrg": {
+    need: "self",
+    fields: () => [
+      ["name", "Tampered"],
+      ["slug", "tampered"],
+    ],
+  },
+  "app/(auth)/settings/instance/actions.ts#setPolicy": {
+    need: "self",
+    fields: () => [["policy", "everyone"]],
+  },
+  "app/(auth)/settings/instance/actions.ts#addAdmin": {
+    need: "self",
+    fields: () => [["email", "member@example.com"]],
+  },
+  "app/(auth)/settings/instance/actions.ts#removeAdmin": {
+    need: "self",
+    fields: (o) => [["userId", o.ownerId]],
+    other: (_o, g) => [["userId", g.ownerId]],
+  },
   "app/(auth)/setup/actions.ts#setUp": {
     need: "public",
     fields: () => [
@@ -518,6 +540,18 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
     need: "org.read",
     fields: (o) => [["org", o.org]],
     note: "every member may leave; the form names only its organization",
+  },
+  "app/[org]/settings/organization/actions.ts#deleteOrganization": {
+    need: "org.delete",
+    fields: (o) => [
+      ["org", o.org],
+      ["confirm", o.org],
+    ],
+    other: (_o, g) => [
+      ["org", g.org],
+      ["confirm", g.org],
+    ],
+    note: "the real form is never sent as it is by a role that may: it would delete acme",
   },
   "app/[org]/settings/sso/actions.ts#saveSso": {
     need: "sso.write",

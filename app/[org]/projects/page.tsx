@@ -21,8 +21,14 @@ export default async function ProjectsPage({ params }: { params: Promise<{ org: 
       {can(ctx.role, "projects.write") && (
         <section aria-labelledby="new-project" className="mt-8">
           <h2 id="new-project" className="mb-2 text-base font-semibold">
-            New project
+            {projects.length === 0 ? "Create the first project" : "New project"}
           </h2>
+          {projects.length === 0 && (
+            <p className="mb-2 text-muted">
+              A project receives one application's events; creating it shows its DSN and the setup
+              snippet for its platform.
+            </p>
+          )}
           <CreateProjectForm org={ctx.org.slug} action={createProject} />
         </section>
       )}
