@@ -22,6 +22,7 @@ export const AUDIT_VERBS = {
   "token.create": "created token",
   "token.revoke": "revoked token",
   "signin.failed": "failed to sign in as",
+  "password.reset": "reset the password of",
   "issue.bulk_update": "changed issues in bulk:",
   "issue.merge": "merged issues into",
   "issue.unmerge": "unmerged events out of",

@@ -64,3 +64,10 @@ export function safeNextPath(value: unknown): string | undefined {
   // What the parser made of it must itself stay a path (no `//` it could have normalized to).
   return path.startsWith("//") ? undefined : path;
 }
+
+export const forgotPasswordSchema = z.object({ email });
+
+export const resetPasswordSchema = z.object({
+  token: z.string().max(100),
+  password: newPassword,
+});

@@ -30,6 +30,7 @@ import * as m026 from "./migrations/026-dead-letters";
 import * as m027 from "./migrations/027-faultline-meta";
 import * as m028 from "./migrations/028-issue-deletions";
 import * as m031 from "./migrations/031-ingest-once";
+import * as m032 from "./migrations/032-account-security";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "028-issue-deletions": m028,
   // 029 and 030 belong to branches not merged yet (organizations, monitors).
   "031-ingest-once": m031,
+  "032-account-security": m032,
 };
 
 /** Called as each migration finishes, with how long it took (before the run commits). */

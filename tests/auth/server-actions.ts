@@ -93,6 +93,10 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
       ["newPassword", "tampered password 1"],
     ],
   },
+  "app/(auth)/forgot-password/actions.ts#forgotPassword": {
+    need: "public",
+    fields: () => [["email", "vera@example.com"]],
+  },
   "app/(auth)/invite/[token]/actions.ts#acceptAsCurrentUser": {
     need: "public",
     fields: () => [["token", "a".repeat(43)]],
@@ -102,6 +106,13 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
     fields: () => [
       ["token", "a".repeat(43)],
       ["name", "Tam Pered"],
+      ["password", "tampered password 1"],
+    ],
+  },
+  "app/(auth)/reset-password/[token]/actions.ts#resetPassword": {
+    need: "public",
+    fields: () => [
+      ["token", "a".repeat(43)],
       ["password", "tampered password 1"],
     ],
   },

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { safeNextPath } from "@/src/auth/schemas";
 import { currentUser } from "@/src/auth/session";
@@ -51,10 +52,16 @@ export default async function SignInPage({
       submitLabel="Sign in"
       footer={(await anySsoConfigured(db)) && <SsoSignIn next={next} />}
     >
+      {params.reset === "1" && !error && (
+        <p role="status">Your password has been changed: sign in with the new one.</p>
+      )}
       {error && <FormError>{error}</FormError>}
       {next && <input type="hidden" name="next" value={next} />}
       <Field label="Email" name="email" type="email" autoComplete="username" />
       <Field label="Password" name="password" type="password" autoComplete="current-password" />
+      <Link href="/forgot-password" className="text-sm">
+        Forgot password?
+      </Link>
     </AuthForm>
   );
 }
