@@ -21,7 +21,7 @@ export const ssoSignInSchema = z.object({
     .transform((v) => v || undefined),
 });
 
-const newPassword = z
+export const newPasswordSchema = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters for the password`)
   .max(MAX_PASSWORD_LENGTH);
@@ -29,14 +29,14 @@ const newPassword = z
 export const setupSchema = z.object({
   name: z.string().trim().min(1, "Enter your name").max(100),
   email,
-  password: newPassword,
+  password: newPasswordSchema,
   orgName: z.string().trim().min(1, "Name the organization").max(100),
   orgSlug: orgSlugSchema,
 });
 
 export const changePasswordSchema = z.object({
   currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH),
-  newPassword,
+  newPassword: newPasswordSchema,
 });
 
 /** Any origin of ours would do: only whether a path keeps it matters. */
@@ -69,5 +69,5 @@ export const forgotPasswordSchema = z.object({ email });
 
 export const resetPasswordSchema = z.object({
   token: z.string().max(100),
-  password: newPassword,
+  password: newPasswordSchema,
 });
