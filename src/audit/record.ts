@@ -22,6 +22,7 @@ export const AUDIT_VERBS = {
   "token.create": "created token",
   "token.revoke": "revoked token",
   "signin.failed": "failed to sign in as",
+  "signin.success": "signed in as",
   "password.reset": "reset the password of",
   "password.reset_link": "made a password reset link for",
   "user.disable": "disabled the account of",

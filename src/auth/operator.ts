@@ -5,6 +5,7 @@ import type { Database } from "../db/schema";
 import { AppError } from "../errors";
 import type { FaultlineAuth } from "./auth";
 import { createPasswordUser } from "./credentials";
+import { PASSWORD_PROBLEMS, passwordProblem } from "./password-policy";
 import { createResetLink } from "./password-reset";
 import { accountsDb } from "./tables";
 import { setUserDisabled, userStatusTables } from "./user-status";
@@ -74,6 +75,8 @@ export async function createUser(
   input: { email: string; password: string; ownerOf?: string },
 ): Promise<void> {
   const email = input.email.toLowerCase();
+  const problem = passwordProblem(input.password, email);
+  if (problem) throw new AppError("bad_request", PASSWORD_PROBLEMS[problem]);
   const orgId = input.ownerOf === undefined ? undefined : await orgIdOf(deps.db, input.ownerOf);
   if (await userIdOf(deps.db, email).catch(() => undefined))
     throw new AppError("bad_request", `an account for ${email} exists already`);
@@ -141,7 +144,10 @@ export async function operatorResetLink(
   return link;
 }
 
-/** Disabling also ends every session, so the account is out at once, not at its next sign-in. */
+/**
+ * A disabled account's sign-ins are refused (src/auth/sign-in.ts) and its sessions read as
+ * signed out (liveSession); they are also ended here, so the account is out at once.
+ */
 export async function setDisabled(
   deps: { db: Db; auth: FaultlineAuth },
   email: string,

@@ -7,8 +7,9 @@ import { env } from "../env";
 import { mailConfigured, sendMail } from "../mail/transport";
 import { hashToken, isInvitationToken } from "../orgs/invitations";
 import type { FaultlineAuth } from "./auth";
+import { type PasswordProblem, passwordProblem } from "./password-policy";
 import { consumeRateLimit } from "./rate-limit";
-import { accountsDb } from "./tables";
+import { type AuthUserTable, accountsDb } from "./tables";
 
 /**
  * "Forgot password": a link with a random token that works once, for an hour. Only the
@@ -130,7 +131,9 @@ export async function lookUpResetLink(
   return Number(row.expires_at) <= now ? "expired" : "valid";
 }
 
-export type ResetResult = { ok: true } | { ok: false; reason: "expired" | "used" | "invalid" };
+export type ResetResult =
+  | { ok: true }
+  | { ok: false; reason: "expired" | "used" | "invalid" | PasswordProblem };
 
 /**
  * Spends the link and sets the password. Spending is one conditional update, so of two
@@ -143,6 +146,15 @@ export async function completePasswordReset(
 ): Promise<ResetResult> {
   if (!isInvitationToken(input.token)) return { ok: false, reason: "invalid" };
   const tokenHash = hashToken(input.token);
+  // The policy is checked before the link is spent, so a refused password leaves it usable.
+  const owner = await resetTables(deps.db.kysely)
+    .selectFrom("password_resets")
+    .innerJoin("user", "user.id", "password_resets.user_id")
+    .select("user.email")
+    .where("token_hash", "=", tokenHash)
+    .executeTakeFirst();
+  const problem = owner && passwordProblem(input.password, owner.email);
+  if (problem) return { ok: false, reason: problem };
   const spent = await resetTables(deps.db.kysely)
     .updateTable("password_resets")
     .set({ used_at: now })
@@ -196,5 +208,5 @@ interface PasswordResetTable {
 }
 
 function resetTables(kysely: Kysely<Database>) {
-  return kysely.withTables<{ password_resets: PasswordResetTable }>();
+  return kysely.withTables<{ password_resets: PasswordResetTable; user: AuthUserTable }>();
 }

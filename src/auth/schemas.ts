@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { orgSlugSchema } from "../orgs/slug";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./auth";
+import { passwordProblem } from "./password-policy";
 
 const email = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address"));
 
@@ -26,13 +27,19 @@ export const newPasswordSchema = z
   .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters for the password`)
   .max(MAX_PASSWORD_LENGTH);
 
-export const setupSchema = z.object({
-  name: z.string().trim().min(1, "Enter your name").max(100),
-  email,
-  password: newPasswordSchema,
-  orgName: z.string().trim().min(1, "Name the organization").max(100),
-  orgSlug: orgSlugSchema,
-});
+export const setupSchema = z
+  .object({
+    name: z.string().trim().min(1, "Enter your name").max(100),
+    email,
+    password: newPasswordSchema,
+    orgName: z.string().trim().min(1, "Name the organization").max(100),
+    orgSlug: orgSlugSchema,
+  })
+  .superRefine((v, ctx) => {
+    // The problem's code is the issue's path, which the setup page turns into its words.
+    const problem = passwordProblem(v.password, v.email);
+    if (problem) ctx.addIssue({ code: "custom", path: [problem], message: problem });
+  });
 
 export const changePasswordSchema = z.object({
   currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH),

@@ -3,8 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAuth, type FaultlineAuth } from "../../src/auth/auth";
 import { completePasswordReset } from "../../src/auth/password-reset";
+import { liveSession } from "../../src/auth/sessions";
 import { completeSetup } from "../../src/auth/setup";
-import { startSession } from "../../src/auth/sign-in";
+import { signInWithPassword, startSession } from "../../src/auth/sign-in";
 import { accountsDb } from "../../src/auth/tables";
 import { bootstrap } from "../../src/db/bootstrap";
 import type { Db } from "../../src/db/connection";
@@ -87,7 +88,7 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
       "--email",
       "Ray@Example.com",
       "--password",
-      "ray password 12",
+      "sturdy password 12",
       "--owner-of",
       "acme",
     );
@@ -96,7 +97,7 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
     expect(
       await startSession(
         auth,
-        { email: "ray@example.com", password: "ray password 12" },
+        { email: "ray@example.com", password: "sturdy password 12" },
         headers(),
       ),
     ).not.toBeNull();
@@ -114,13 +115,16 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
       "--email",
       "ray@example.com",
       "--password",
-      "ray password 12",
+      "sturdy password 12",
     );
     expect(again.status).toBe(1);
     expect(again.stderr).toContain("exists already");
     const weak = admin("users", "create", "--email", "w@example.com", "--password", "short");
     expect(weak.status).toBe(2);
     expect(weak.stderr).toContain("--password");
+    const named = admin("users", "create", "--email", "w@example.com", "--password", "1234567890");
+    expect(named.status).toBe(1);
+    expect(named.stderr).toContain("10,000 most common");
     const noOrg = admin(
       "users",
       "create",
@@ -175,7 +179,7 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
     const token = url?.[2] ?? "";
     const used = await completePasswordReset(
       { db, auth },
-      { token, password: "ray new password 3", ip: "cli-test" },
+      { token, password: "sturdy new password 3", ip: "cli-test" },
     );
     expect(used).toEqual({ ok: true });
     expect(
@@ -187,7 +191,7 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
     expect(
       await startSession(
         auth,
-        { email: "ray@example.com", password: "ray new password 3" },
+        { email: "ray@example.com", password: "sturdy new password 3" },
         headers(),
       ),
     ).not.toBeNull();
@@ -201,7 +205,7 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
   });
 
   it("disables an account: its sessions end and it cannot sign in until enabled", async () => {
-    const password = "ray new password 3";
+    const password = "sturdy new password 3";
     expect(
       await startSession(auth, { email: "ray@example.com", password }, headers()),
     ).not.toBeNull();
@@ -219,7 +223,18 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
       "disabled ray@example.com",
     );
     expect(await sessions()).toEqual([]);
-    expect(await startSession(auth, { email: "ray@example.com", password }, headers())).toBeNull();
+    // The right password is answered like a wrong one, and leaves no session behind.
+    expect(
+      await signInWithPassword({ db, auth }, { email: "ray@example.com", password }, headers()),
+    ).toEqual({ ok: false, reason: "invalid_credentials" });
+    expect(await sessions()).toEqual([]);
+    // A session made some other way (an SSO sign-in, say) reads as signed out.
+    const other = await auth.api.signInEmail({
+      body: { email: "ray@example.com", password },
+      returnHeaders: true,
+    });
+    const cookie = other.headers.get("set-cookie")?.split(";")[0] ?? "";
+    expect(await liveSession(db, auth, new Headers({ cookie }))).toBeNull();
     expect(admin("users", "list").stdout).toContain("ray@example.com\tray\tdisabled");
     expect(admin("users", "disable", "ray@example.com").stdout.trim()).toBe(
       "ray@example.com was disabled already",
@@ -229,8 +244,9 @@ describe.each(dialects)("npm run admin -- users/orgs on $name", ({ create }) => 
       "enabled ray@example.com",
     );
     expect(
-      await startSession(auth, { email: "ray@example.com", password }, headers()),
-    ).not.toBeNull();
+      (await signInWithPassword({ db, auth }, { email: "ray@example.com", password }, headers()))
+        .ok,
+    ).toBe(true);
     for (const action of ["user.disable", "user.enable"])
       expect(await auditOf(action)).toEqual([
         expect.objectContaining({

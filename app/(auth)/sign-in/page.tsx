@@ -15,7 +15,8 @@ export const metadata: Metadata = { title: "Sign in · Faultline" };
 
 const ERRORS: Record<string, string> = {
   invalid_credentials: "Wrong email or password.",
-  rate_limited: "Too many sign-in attempts. Wait a few minutes, then try again.",
+  rate_limited:
+    "Too many sign-in attempts: sign-in is paused for 15 minutes, and longer after repeated pauses. Try again later.",
   invalid_input: "Enter your email address and password.",
   sso_required:
     "Your organization requires single sign-on: use “Sign in with SSO” below instead of your password.",

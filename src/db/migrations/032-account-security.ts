@@ -30,4 +30,14 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("user_id", "text", (c) => c.primaryKey().references("user.id").onDelete("cascade"))
     .addColumn("disabled_at", "bigint", (c) => c.notNull())
     .execute();
+  /**
+   * Growing lockouts for the sign-in limits (src/auth/rate-limit.ts): how many times the key
+   * was locked out, and until when the current lockout lasts. Each lockout is twice as long
+   * as the one before, so a patient guesser gets fewer tries a day, not 5 every 15 minutes.
+   */
+  await db.schema
+    .alterTable("auth_rate_limits")
+    .addColumn("lockouts", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema.alterTable("auth_rate_limits").addColumn("locked_until", "bigint").execute();
 }

@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { getAuth } from "@/src/auth/auth";
 import { clientIpFromHeaders } from "@/src/auth/client-ip";
 import { readForm } from "@/src/auth/form-input";
+import { PASSWORD_PROBLEMS } from "@/src/auth/password-policy";
 import { completePasswordReset } from "@/src/auth/password-reset";
 import { resetPasswordSchema } from "@/src/auth/schemas";
 import { getDb } from "@/src/db/connection";
@@ -21,6 +22,9 @@ export async function resetPassword(formData: FormData): Promise<void> {
     { db: getDb(), auth: await getAuth() },
     { ...parsed.data, ip: clientIpFromHeaders(await headers()) },
   );
-  if (!result.ok) redirect(`/reset-password/${token}`);
+  if (!result.ok)
+    redirect(
+      `/reset-password/${token}${result.reason in PASSWORD_PROBLEMS ? `?error=${result.reason}` : ""}`,
+    );
   redirect("/sign-in?reset=1");
 }

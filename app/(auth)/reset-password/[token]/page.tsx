@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { StatusPage } from "@/components/errors/status-page";
 import { MIN_PASSWORD_LENGTH } from "@/src/auth/auth";
+import { PASSWORD_PROBLEMS, type PasswordProblem } from "@/src/auth/password-policy";
 import { lookUpResetLink } from "@/src/auth/password-reset";
 import { getDb } from "@/src/db/connection";
 import { AuthForm, Field, FormError } from "../../auth-form";
@@ -46,6 +47,9 @@ export default async function ResetPasswordPage({
     >
       {error === "password" && (
         <FormError>{`Use at least ${MIN_PASSWORD_LENGTH} characters for the new password.`}</FormError>
+      )}
+      {typeof error === "string" && error in PASSWORD_PROBLEMS && (
+        <FormError>{PASSWORD_PROBLEMS[error as PasswordProblem]}</FormError>
       )}
       <input type="hidden" name="token" value={token} />
       <Field
