@@ -36,6 +36,7 @@ export function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Section })
         </span>
         <Link href="/account/api-tokens">API tokens</Link>
         <Link href="/account/password">Change password</Link>
+        <Link href="/account/security">Sessions</Link>
         <button type="submit" className="rounded border border-line px-2 py-0.5 hover:bg-raised">
           Sign out
         </button>

@@ -97,6 +97,16 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
     need: "public",
     fields: () => [["email", "vera@example.com"]],
   },
+  "app/(auth)/account/security/actions.ts#endSession": {
+    need: "self",
+    fields: () => [["sessionId", "no-such-session"]],
+    note: "another user's session id is answered like a made-up one (tests/e2e/sessions.test.ts)",
+  },
+  "app/(auth)/account/security/actions.ts#endOtherSessionsAction": {
+    need: "self",
+    fields: () => [],
+    note: "takes no fields",
+  },
   "app/(auth)/invite/[token]/actions.ts#acceptAsCurrentUser": {
     need: "public",
     fields: () => [["token", "a".repeat(43)]],
