@@ -13,7 +13,7 @@ export const DEMO_DATABASE_URL =
 export const DEMO_OWNER = {
   name: "Demo Owner",
   email: "demo@example.com",
-  password: "faultline demo password",
+  password: "faultline sample password",
   orgName: "Demo",
   orgSlug: "demo",
 };

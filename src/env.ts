@@ -4,7 +4,7 @@ import { z } from "zod";
  * The environment, validated once. Every setting Faultline reads comes from here so that a
  * typo in a variable name fails at start instead of silently using a default.
  */
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
@@ -147,6 +147,14 @@ const EnvSchema = z.object({
       message: "must be smtp://[user:pass@]host[:port] or smtps://…",
     })
     .optional(),
+  /**
+   * A session not used for this many hours ends (it is extended while used). Default a week.
+   */
+  FAULTLINE_SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(8760).default(168),
+  /**
+   * A session ends this many days after its sign-in, however much it is used. Default 30.
+   */
+  FAULTLINE_SESSION_MAX_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /**
    * `1` lets an organization's single sign-on issuer be on a private or loopback address (an
    * identity provider inside the company network). Off, an issuer URL is refused unless its

@@ -42,6 +42,7 @@ export async function OrgNav({ ctx, current }: { ctx: OrgContext; current?: Sect
         {admin && <Link href="/settings/instance">Instance</Link>}
         <Link href="/account/api-tokens">API tokens</Link>
         <Link href="/account/password">Change password</Link>
+        <Link href="/account/security">Sessions</Link>
         <button type="submit" className="rounded border border-line px-2 py-0.5 hover:bg-raised">
           Sign out
         </button>

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { getAuth } from "../auth/auth";
 import { can, type Role, SCOPE_ACTION, type Scope, scopesAllow } from "../auth/permissions";
+import { liveSession } from "../auth/sessions";
 import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
 import { env } from "../env";
@@ -150,7 +151,7 @@ export async function authenticateApi(db: Db, request: Request): Promise<Princip
     return principal;
   }
   const auth = await getAuth();
-  const session = await auth.api.getSession({ headers: request.headers });
+  const session = await liveSession(db, auth, request.headers);
   if (!session) throw new AppError("unauthorized", "authentication credentials were not provided");
   if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request)) {
     throw new AppError("forbidden", "a session may change things only from Faultline's own pages");

@@ -4,6 +4,7 @@ import { type Db, getDb } from "../db/connection";
 import { env } from "../env";
 import { authSchemaOptions } from "./auth-tables";
 import { authSecret } from "./secret";
+import { sessionLifetimeOptions } from "./sessions";
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const MAX_PASSWORD_LENGTH = 128;
@@ -41,6 +42,8 @@ export function authRuntimeOptions(db: Db, secret: string) {
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax" as const, secure },
       ipAddress: { ipAddressHeaders: ["x-forwarded-for"] },
     },
+    // Idle lifetime here; the absolute one is checked where sessions are read (sessions.ts).
+    session: sessionLifetimeOptions(),
     telemetry: { enabled: false },
     // Last, as better-auth asks: copies the Set-Cookie of auth.api calls into Next's cookies().
     plugins: [nextCookies()],

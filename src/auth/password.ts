@@ -1,10 +1,11 @@
 import { APIError } from "better-auth/api";
 import type { Db } from "../db/connection";
 import type { FaultlineAuth } from "./auth";
+import { type PasswordProblem, passwordProblem } from "./password-policy";
 import { clearRateLimit, consumeRateLimit } from "./rate-limit";
 import { SIGN_IN_LIMITS } from "./sign-in";
 
-export type PasswordChange = "changed" | "wrong_password" | "rate_limited";
+export type PasswordChange = "changed" | "wrong_password" | "rate_limited" | PasswordProblem;
 
 /**
  * The signed-in user replaces their password (a new member's temporary one, say). It needs
@@ -12,10 +13,13 @@ export type PasswordChange = "changed" | "wrong_password" | "rate_limited";
  */
 export async function changeOwnPassword(
   deps: { db: Db; auth: FaultlineAuth },
-  userId: string,
+  user: { id: string; email: string },
   input: { currentPassword: string; newPassword: string },
   requestHeaders: Headers,
 ): Promise<PasswordChange> {
+  const problem = passwordProblem(input.newPassword, user.email);
+  if (problem) return problem;
+  const userId = user.id;
   const key = `change-password:user:${userId}`;
   if (!(await consumeRateLimit(deps.db, key, SIGN_IN_LIMITS.perAccount)).allowed) {
     return "rate_limited";

@@ -15,8 +15,8 @@ import { safeNextPath } from "./schemas";
 const REDIRECT_PARAMS = ["callbackURL", "errorCallbackURL", "newUserCallbackURL", "redirectTo"];
 
 /**
- * better-auth's emailed-link flows, which Faultline does not offer (it sends no verification
- * or reset mails): they redirect to an absolute URL on better-auth's default base
+ * better-auth's emailed-link flows, which Faultline does not use (its password reset is its own,
+ * src/auth/password-reset.ts, with hashed single-use tokens): they redirect to an absolute URL on better-auth's default base
  * (`http://localhost:3000/…`), not this site, so they are not there at all.
  */
 const UNOFFERED =

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { orgSlugSchema } from "../orgs/slug";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./auth";
+import { passwordProblem } from "./password-policy";
 
 const email = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address"));
 
@@ -21,22 +22,28 @@ export const ssoSignInSchema = z.object({
     .transform((v) => v || undefined),
 });
 
-const newPassword = z
+export const newPasswordSchema = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters for the password`)
   .max(MAX_PASSWORD_LENGTH);
 
-export const setupSchema = z.object({
-  name: z.string().trim().min(1, "Enter your name").max(100),
-  email,
-  password: newPassword,
-  orgName: z.string().trim().min(1, "Name the organization").max(100),
-  orgSlug: orgSlugSchema,
-});
+export const setupSchema = z
+  .object({
+    name: z.string().trim().min(1, "Enter your name").max(100),
+    email,
+    password: newPasswordSchema,
+    orgName: z.string().trim().min(1, "Name the organization").max(100),
+    orgSlug: orgSlugSchema,
+  })
+  .superRefine((v, ctx) => {
+    // The problem's code is the issue's path, which the setup page turns into its words.
+    const problem = passwordProblem(v.password, v.email);
+    if (problem) ctx.addIssue({ code: "custom", path: [problem], message: problem });
+  });
 
 export const changePasswordSchema = z.object({
   currentPassword: z.string().min(1).max(MAX_PASSWORD_LENGTH),
-  newPassword,
+  newPassword: newPasswordSchema,
 });
 
 /** Any origin of ours would do: only whether a path keeps it matters. */
@@ -64,3 +71,10 @@ export function safeNextPath(value: unknown): string | undefined {
   // What the parser made of it must itself stay a path (no `//` it could have normalized to).
   return path.startsWith("//") ? undefined : path;
 }
+
+export const forgotPasswordSchema = z.object({ email });
+
+export const resetPasswordSchema = z.object({
+  token: z.string().max(100),
+  password: newPasswordSchema,
+});

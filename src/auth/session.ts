@@ -1,5 +1,7 @@
 import { headers } from "next/headers";
+import { getDb } from "../db/connection";
 import { getAuth } from "./auth";
+import { liveSession } from "./sessions";
 
 export interface SessionUser {
   id: string;
@@ -9,9 +11,13 @@ export interface SessionUser {
 
 /** The signed-in user of the current request (from the session cookie), or null. */
 export async function currentUser(): Promise<SessionUser | null> {
-  const auth = await getAuth();
-  const session = await auth.api.getSession({ headers: await headers() });
+  return (await currentSession())?.user ?? null;
+}
+
+/** The user and the token of the current request's session (to tell it from the others). */
+export async function currentSession(): Promise<{ user: SessionUser; token: string } | null> {
+  const session = await liveSession(getDb(), await getAuth(), await headers());
   if (!session) return null;
   const { id, email, name } = session.user;
-  return { id, email, name };
+  return { user: { id, email, name }, token: session.session.token };
 }

@@ -8,15 +8,18 @@ import type { FaultlineAuth } from "./auth";
 import { clientIpFromHeaders } from "./client-ip";
 import { clearRateLimit, consumeRateLimit, refundRateLimit } from "./rate-limit";
 import { accountsDb } from "./tables";
+import { isUserDisabled } from "./user-status";
 
 /**
  * Per address: enough for an office behind one NAT, too few for guessing. Per account: a
- * handful of tries, so spreading guesses over many addresses does not help either. A success
- * clears its account's count and does not count against its address.
+ * handful of tries, so spreading guesses over many addresses does not help either. Going over
+ * either locks it out for 15 minutes, then 30, 60, … up to a day, so the guesses a day
+ * shrink instead of staying 5 every 15 minutes. A success clears its account's count (and
+ * lockouts) and does not count against its address.
  */
 export const SIGN_IN_LIMITS = {
-  perIp: { max: 20, windowMs: 15 * 60_000 },
-  perAccount: { max: 5, windowMs: 15 * 60_000 },
+  perIp: { max: 20, windowMs: 15 * 60_000, maxLockoutMs: 24 * 60 * 60_000 },
+  perAccount: { max: 5, windowMs: 15 * 60_000, maxLockoutMs: 24 * 60 * 60_000 },
 } as const;
 
 export type SignInResult =
@@ -50,8 +53,15 @@ export async function signInWithPassword(
     await recordFailedSignIn(deps.db, email, clientIpFromHeaders(requestHeaders));
     return { ok: false, reason: "invalid_credentials" };
   }
+  // Checked after the password, so a disabled account answers in the same time and words as
+  // a wrong password; the session just made is ended again (liveSession refuses it anyway).
+  if (await isUserDisabled(deps.db, session.userId)) {
+    await (await deps.auth.$context).internalAdapter.deleteUserSessions(session.userId);
+    return { ok: false, reason: "invalid_credentials" };
+  }
   await clearRateLimit(deps.db, accountKey);
   await refundRateLimit(deps.db, ipKey);
+  await recordSignIn(deps.db, session.userId, email, clientIpFromHeaders(requestHeaders));
   return { ok: true, userId: session.userId };
 }
 
@@ -79,6 +89,25 @@ export async function startSession(
     }
     throw err;
   }
+}
+
+/** A password sign-in goes into the audit log of each organization of the account. */
+async function recordSignIn(db: Db, userId: string, email: string, ip: string): Promise<void> {
+  const memberships = await accountsDb(db)
+    .selectFrom("members")
+    .select("organization_id")
+    .where("user_id", "=", userId)
+    .execute();
+  await db.kysely.transaction().execute(async (trx) => {
+    for (const m of memberships)
+      await recordAudit(trx as Kysely<Database>, {
+        orgId: Number(m.organization_id),
+        actor: { userId, label: email, ip },
+        action: "signin.success",
+        target: email,
+        details: { method: "password" },
+      });
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { ColumnType, Kysely } from "kysely";
 import type { Db } from "../db/connection";
 import type { Database } from "../db/schema";
 import type { Role } from "./permissions";
@@ -33,6 +33,9 @@ export interface AuthRateLimitTable {
   key: string;
   hits: number;
   window_start: number;
+  /** Migration 032: lockouts so far and the end of the current one (growing lockouts). */
+  lockouts: ColumnType<number, number | undefined, number>;
+  locked_until: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** Installation-wide values: the generated auth secret, when setup was completed. */

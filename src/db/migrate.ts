@@ -32,6 +32,7 @@ import * as m028 from "./migrations/028-issue-deletions";
 import * as m029 from "./migrations/029-organizations";
 import * as m030 from "./migrations/030-uptime-monitors";
 import * as m031 from "./migrations/031-ingest-once";
+import * as m032 from "./migrations/032-account-security";
 
 /** Migrations are listed statically so they are bundled with the server, not read from disk. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "029-organizations": m029,
   "030-uptime-monitors": m030,
   "031-ingest-once": m031,
+  "032-account-security": m032,
 };
 
 /** Called as each migration finishes, with how long it took (before the run commits). */

@@ -13,12 +13,6 @@ import {
  * `npm run admin -- instance …` (scripts/admin.ts): the instance page's settings from the
  * command line, for an operator locked out of the web (every administrator gone) or scripting.
  */
-export const INSTANCE_USAGE = `  instance admins                    list the instance administrators
-  instance add-admin <email>         name an administrator (a user who signs in with <email>)
-  instance remove-admin <email>      remove one (never the last)
-  instance org-creation [admins|everyone]
-                                     show, or set, who may create organizations`;
-
 export async function runInstanceCommand(
   db: Db,
   command: string | undefined,

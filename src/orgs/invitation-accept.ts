@@ -1,5 +1,6 @@
 import type { FaultlineAuth } from "../auth/auth";
 import { createPasswordUser } from "../auth/credentials";
+import { type PasswordProblem, passwordProblem } from "../auth/password-policy";
 import { startSession } from "../auth/sign-in";
 import { accountsDb } from "../auth/tables";
 import type { Db } from "../db/connection";
@@ -8,7 +9,7 @@ import { acceptInvitation, lookUpInvitation } from "./invitations";
 
 export type NewAccountResult =
   | { ok: true; orgSlug: string }
-  | { ok: false; reason: "invalid" | "account_exists" };
+  | { ok: false; reason: "invalid" | "account_exists" | PasswordProblem };
 
 /**
  * Someone without an account accepts: the account is made for the invited address with the
@@ -23,6 +24,8 @@ export async function acceptAsNewAccount(
 ): Promise<NewAccountResult> {
   const view = await lookUpInvitation(deps.db, input.token);
   if (view.state !== "valid" || !view.email) return { ok: false, reason: "invalid" };
+  const problem = passwordProblem(input.password, view.email);
+  if (problem) return { ok: false, reason: problem };
   const existing = await accountsDb(deps.db)
     .selectFrom("user")
     .select("id")

@@ -371,20 +371,24 @@ describe("password change", () => {
 
     const change = (currentPassword: string, newPassword: string) =>
       paula.action("/account/password", ACTIONS.changePassword, { currentPassword, newPassword });
-    expect(actionRedirect(await change("not it", "paula's own password"))).toBe(
+    expect(actionRedirect(await change("not it", "a sturdy own password 8"))).toBe(
       "/account/password?error=wrong_password",
     );
     expect(actionRedirect(await change(temporary, "short"))).toBe(
       "/account/password?error=too_short",
     );
-    expect(actionRedirect(await change(temporary, "paula's own password"))).toBe(
+    expect(actionRedirect(await change(temporary, "a sturdy own password 8"))).toBe(
       "/account/password?done=1",
     );
     // Paula's own session carries on; the temporary password is gone.
     expect((await paula.get("/acme/issues")).status).toBe(200);
     const old = await signIn(new Client(server.url), "paula@example.com", temporary);
     expect(actionRedirect(old)).toBe("/sign-in?error=invalid_credentials");
-    const fresh = await signIn(new Client(server.url), "paula@example.com", "paula's own password");
+    const fresh = await signIn(
+      new Client(server.url),
+      "paula@example.com",
+      "a sturdy own password 8",
+    );
     expect(actionRedirect(fresh)).toBe("/acme");
   });
 });

@@ -94,6 +94,20 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
       ["newPassword", "tampered password 1"],
     ],
   },
+  "app/(auth)/forgot-password/actions.ts#forgotPassword": {
+    need: "public",
+    fields: () => [["email", "vera@example.com"]],
+  },
+  "app/(auth)/account/security/actions.ts#endSession": {
+    need: "self",
+    fields: () => [["sessionId", "no-such-session"]],
+    note: "another user's session id is answered like a made-up one (tests/e2e/sessions.test.ts)",
+  },
+  "app/(auth)/account/security/actions.ts#endOtherSessionsAction": {
+    need: "self",
+    fields: () => [],
+    note: "takes no fields",
+  },
   "app/(auth)/invite/[token]/actions.ts#acceptAsCurrentUser": {
     need: "public",
     fields: () => [["token", "a".repeat(43)]],
@@ -127,6 +141,13 @@ export const SERVER_ACTIONS: Record<string, ActionCase> = {
     need: "self",
     fields: (o) => [["userId", o.ownerId]],
     other: (_o, g) => [["userId", g.ownerId]],
+  },
+  "app/(auth)/reset-password/[token]/actions.ts#resetPassword": {
+    need: "public",
+    fields: () => [
+      ["token", "a".repeat(43)],
+      ["password", "tampered password 1"],
+    ],
   },
   "app/(auth)/setup/actions.ts#setUp": {
     need: "public",

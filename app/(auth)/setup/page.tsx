@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { MIN_PASSWORD_LENGTH } from "@/src/auth/auth";
+import { PASSWORD_PROBLEMS } from "@/src/auth/password-policy";
 import { needsSetup } from "@/src/auth/setup";
 import { getDb } from "@/src/db/connection";
 import { AuthForm, Field, FormError } from "../auth-form";
@@ -12,6 +13,7 @@ const ERRORS: Record<string, string> = {
   name: "Enter your name.",
   email: "Enter a valid email address.",
   password: `Use at least ${MIN_PASSWORD_LENGTH} characters for the password.`,
+  ...PASSWORD_PROBLEMS,
   orgName: "Name the organization.",
   orgSlug:
     "Choose an address of lowercase letters, digits and dashes; a few names (like “api”) are reserved.",

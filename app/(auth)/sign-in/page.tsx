@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { redirect } from "next/navigation";
 import { safeNextPath } from "@/src/auth/schemas";
 import { currentUser } from "@/src/auth/session";
@@ -14,7 +15,8 @@ export const metadata: Metadata = { title: "Sign in · Faultline" };
 
 const ERRORS: Record<string, string> = {
   invalid_credentials: "Wrong email or password.",
-  rate_limited: "Too many sign-in attempts. Wait a few minutes, then try again.",
+  rate_limited:
+    "Too many sign-in attempts: sign-in is paused for 15 minutes, and longer after repeated pauses. Try again later.",
   invalid_input: "Enter your email address and password.",
   sso_required:
     "Your organization requires single sign-on: use “Sign in with SSO” below instead of your password.",
@@ -51,10 +53,16 @@ export default async function SignInPage({
       submitLabel="Sign in"
       footer={(await anySsoConfigured(db)) && <SsoSignIn next={next} />}
     >
+      {params.reset === "1" && !error && (
+        <p role="status">Your password has been changed: sign in with the new one.</p>
+      )}
       {error && <FormError>{error}</FormError>}
       {next && <input type="hidden" name="next" value={next} />}
       <Field label="Email" name="email" type="email" autoComplete="username" />
       <Field label="Password" name="password" type="password" autoComplete="current-password" />
+      <Link href="/forgot-password" className="text-sm">
+        Forgot password?
+      </Link>
     </AuthForm>
   );
 }

@@ -16,7 +16,7 @@ export async function changePassword(formData: FormData): Promise<void> {
   if (!parsed.success) redirect("/account/password?error=too_short");
   const result = await changeOwnPassword(
     { db: getDb(), auth: await getAuth() },
-    user.id,
+    user,
     parsed.data,
     await headers(),
   );

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { MIN_PASSWORD_LENGTH } from "@/src/auth/auth";
+import { PASSWORD_PROBLEMS } from "@/src/auth/password-policy";
 import { requireUser } from "@/src/auth/with-org";
 import { getDb } from "@/src/db/connection";
 import { firstOrgSlugOf } from "@/src/orgs/queries";
@@ -13,6 +14,7 @@ const ERRORS: Record<string, string> = {
   wrong_password: "The current password is not right.",
   rate_limited: "Too many attempts. Wait a few minutes, then try again.",
   too_short: `Use at least ${MIN_PASSWORD_LENGTH} characters for the new password.`,
+  ...PASSWORD_PROBLEMS,
 };
 
 export default async function ChangePasswordPage({

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { StatusPage } from "@/components/errors/status-page";
 import { Button } from "@/components/ui/button";
+import { PASSWORD_PROBLEMS } from "@/src/auth/password-policy";
 import { currentUser } from "@/src/auth/session";
 import { accountsDb } from "@/src/auth/tables";
 import { getDb } from "@/src/db/connection";
@@ -17,6 +18,7 @@ const ERRORS: Record<string, string> = {
   password: "Use a password of at least 10 characters.",
   invalid: "This invitation can no longer be used.",
   account_exists: "An account with this email exists already: sign in to accept.",
+  ...PASSWORD_PROBLEMS,
 };
 
 /**
