@@ -199,12 +199,16 @@ describe("audit log", () => {
     expect(res.status).toBe(200);
     const { rows } = JSON.parse(res.body) as AuditApi;
     const events = rows.map((r) => r.event).reverse();
+    // Each member added then signs in with the temporary password (signin.success).
     expect(events).toEqual([
       "member.add",
+      "signin.success",
       "member.add",
+      "signin.success",
       "member.role_change",
       "member.role_change",
       "member.add",
+      "signin.success",
       "member.remove",
       "project.create",
       "project.settings_change",
@@ -265,7 +269,7 @@ describe("audit log", () => {
     expect((await second.get(`/${ORG}/issues`)).status).toBe(200);
     const changed = await first.action("/account/password", ACTIONS.changePassword, {
       currentPassword: password,
-      newPassword: "pat's own password",
+      newPassword: "a fresh passphrase 2",
     });
     expect(actionRedirect(changed)).toBe("/account/password?done=1");
     expect((await first.get(`/${ORG}/issues`)).status).toBe(200);
